@@ -1,0 +1,81 @@
+# gpucluster.horovod — developer and CI entry points.
+#   make run     build the sandbox cluster (3 containers) and run site.yml on it
+#   make test    every test tier (what .ci/run calls)
+# Fast targets: lint, unit, sanity, molecule [SCENARIO=name], images, docs, build.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := $(CURDIR)/.venv
+export PATH := $(VENV)/bin:$(PATH)
+export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
+COLLECTION_LINK := .cache/collections/ansible_collections/gpucluster/horovod
+SCENARIO ?=
+INVENTORY ?= inventories/sandbox/hosts.yml
+
+.PHONY: help venv docker images lint unit sanity molecule build docs docs-check test run sandbox sandbox-destroy clean
+
+help:
+	@echo "make run              sandbox cluster + site.yml + benchmark report"
+	@echo "make test             every test tier (lint, unit, sanity, build, molecule)"
+	@echo "make lint|unit|sanity|build|docs|images"
+	@echo "make molecule [SCENARIO=name]"
+	@echo "make sandbox-destroy  remove the sandbox containers and network"
+
+venv: $(VENV)/.stamp $(COLLECTION_LINK)
+
+$(VENV)/.stamp: requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -r requirements-dev.txt
+	touch $@
+
+# The checkout is the collection: link it where ansible.cfg's collections_path looks.
+$(COLLECTION_LINK):
+	mkdir -p $(dir $@)
+	ln -sfn ../../../.. $@
+
+docker:
+	scripts/ensure-docker.sh
+
+images: docker
+	scripts/build-image.sh bookworm gpucluster/debian:12
+	scripts/build-image.sh trixie gpucluster/debian:13
+
+lint: venv
+	yamllint --strict .
+	ansible-lint
+	ruff check .
+
+unit: venv
+	pytest tests/unit -q
+	@if [ -f tools/gen_compat_docs.py ]; then python tools/gen_compat_docs.py --check; fi
+
+docs: venv
+	@if [ -f tools/gen_compat_docs.py ]; then python tools/gen_compat_docs.py; fi
+
+sanity: venv
+	scripts/sanity.sh
+
+build: venv
+	scripts/build-collection.sh
+
+molecule: venv images
+	scripts/molecule.sh $(SCENARIO)
+
+test: venv
+	scripts/test-all.sh
+
+sandbox: venv images
+	ansible-playbook playbooks/sandbox.yml
+
+run: sandbox
+	ansible-playbook site.yml -i $(INVENTORY)
+	@scripts/print-report.sh
+
+sandbox-destroy: venv
+	ansible-playbook playbooks/sandbox.yml -e sandbox_state=absent
+
+clean:
+	rm -rf build tests/output .pytest_cache .ruff_cache gpucluster-horovod-*.tar.gz

@@ -1,0 +1,29 @@
+#!/bin/sh
+# Runs inside the debootstrapped root (chroot) before it is imported as an image.
+# Part of the image recipe: a change here changes the image tag and triggers a rebuild.
+set -eu
+
+# No getty, no udev-triggered hardware setup, nothing that needs a real machine.
+for unit in getty.target console-getty.service systemd-udevd.service systemd-udev-trigger.service \
+            systemd-modules-load.service sys-kernel-config.mount sys-kernel-debug.mount \
+            systemd-remount-fs.service systemd-firstboot.service; do
+    ln -sf /dev/null "/etc/systemd/system/${unit}"
+done
+systemctl enable ssh.service >/dev/null 2>&1 || true
+
+# Each container gets its own machine-id and host keys on first boot.
+: > /etc/machine-id
+rm -f /var/lib/dbus/machine-id /etc/ssh/ssh_host_*
+mkdir -p /etc/systemd/system/ssh.service.d
+cat > /etc/systemd/system/ssh.service.d/10-hostkeys.conf <<'UNIT'
+[Service]
+ExecStartPre=
+ExecStartPre=/usr/bin/ssh-keygen -A
+ExecStartPre=/usr/sbin/sshd -t
+UNIT
+
+# Small images: no docs, no apt lists.
+apt-get clean
+rm -rf /var/lib/apt/lists/* /usr/share/doc/* /usr/share/man/* /var/cache/apt/*.bin
+# The lists are empty: make their age "never updated" so `cache_valid_time` refreshes them.
+touch -d @0 /var/lib/apt/lists
