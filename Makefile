@@ -14,7 +14,7 @@ COLLECTION_LINK := .cache/collections/ansible_collections/gpucluster/horovod
 SCENARIO ?=
 INVENTORY ?= inventories/sandbox/hosts.yml
 
-.PHONY: help venv docker images lint unit sanity molecule build docs docs-check test run sandbox sandbox-destroy clean
+.PHONY: help venv host images lint unit sanity molecule build docs docs-check test run sandbox sandbox-destroy clean
 
 help:
 	@echo "make run              sandbox cluster + site.yml + benchmark report"
@@ -36,15 +36,16 @@ $(COLLECTION_LINK):
 	mkdir -p $(dir $@)
 	ln -sfn ../../../.. $@
 
-docker:
-	scripts/ensure-docker.sh
+host:
+	scripts/host-setup.sh
 
-images: docker
+images: host
 	scripts/build-image.sh bookworm gpucluster/debian:12
 	scripts/build-image.sh trixie gpucluster/debian:13
 
-lint: venv
+lint: venv host
 	yamllint --strict .
+	shellcheck scripts/*.sh images/*.sh tests/standin_repo/*.sh .ci/run
 	ansible-lint
 	ruff check .
 
@@ -55,7 +56,7 @@ unit: venv
 docs: venv
 	@if [ -f tools/gen_compat_docs.py ]; then python tools/gen_compat_docs.py; fi
 
-sanity: venv
+sanity: venv host
 	scripts/sanity.sh
 
 build: venv

@@ -2,7 +2,7 @@
 # Run molecule scenarios one after the other: the named ones, or every scenario under molecule/.
 # Prints each scenario's duration and a closing "N passed, N failed" line.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 if [ $# -gt 0 ] && [ -n "$*" ]; then
     scenarios=("$@")

@@ -1,14 +1,32 @@
 #!/usr/bin/env bash
 # ansible-test needs the collection at .../ansible_collections/<namespace>/<name>: copy the
-# tracked and new files there (not .venv, .cache, build outputs) and run sanity in its own venvs.
+# tracked and new files there (not .venv, .cache, build outputs) and run `ansible-test sanity`.
+# ansible-test's own --venv mode bootstraps pip from a host these machines cannot reach, so the
+# sanity requirements go into a dedicated venv (.cache/sanity-venv) and run with --local.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
+svenv=$root/.cache/sanity-venv
+core=$(grep -E '^ansible-core==' requirements-dev.txt)
+if [ ! -x "$svenv/bin/ansible-test" ] || ! grep -qx "$core" "$svenv/.core" 2>/dev/null; then
+    rm -rf "$svenv"
+    python3 -m venv "$svenv"
+    "$svenv/bin/pip" install --quiet --upgrade pip
+    "$svenv/bin/pip" install --quiet "$core"
+    echo "$core" > "$svenv/.core"
+fi
+# Offline stand-in for the get-pip.py that ansible-test downloads (scripts/get-pip-shim.py).
+pip_version=$(grep -oP "pip='\\K[0-9.]+" "$svenv"/lib/python3*/site-packages/ansible_test/_internal/python_requirements.py | head -n1)
+mkdir -p ~/.ansible/test/cache
+cp scripts/get-pip-shim.py ~/.ansible/test/cache/"get_pip_${pip_version//./_}.py"
+
 dest=build/sanity/ansible_collections/gpucluster/horovod
 rm -rf build/sanity
 mkdir -p "$dest"
 git ls-files -z --cached --others --exclude-standard | rsync -a --from0 --files-from=- ./ "$dest/"
 cd "$dest"
 git init -q && git add -A
-# --venv: ansible-test installs the exact linters each sanity test wants into its own venvs.
-ansible-test sanity --venv --python 3.11 --color no "$@" 2>&1 | tee "$root/build/sanity.log"
+export PATH="$svenv/bin:$PATH"
+ansible-test sanity --local --requirements --python 3.11 --color no "$@" 2>&1 | tee "$root/build/sanity.log" \
+    | grep -vE '^(Collecting|Requirement already|Downloading|Installing collected|Successfully installed|Looking in|Processing|WARNING: Location|  )'
+exit "${PIPESTATUS[0]}"

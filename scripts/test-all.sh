@@ -2,7 +2,7 @@
 # Every test tier, in order of cost. Each tier prints its duration; the summary says what ran
 # and passed. A failed tier does not stop the later ones, so one run shows everything.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 tiers=(lint unit sanity build molecule)
 declare -A took result

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Make sure a Docker engine answers: install Debian's docker.io when it is missing and start
-# dockerd when no daemon runs (PID 1 on the build machines is not systemd). Also installs
-# debootstrap, which `make images` needs. Idempotent; prints what it did.
+# Host tools the make targets need: Debian's docker.io (and a running dockerd: PID 1 on the
+# build machines is not systemd), debootstrap (`make images`), rsync and shellcheck (`make lint`,
+# `make sanity`). Installs only what is missing, with apt; idempotent; prints what it did.
 set -euo pipefail
 
 need_apt=()
 command -v dockerd >/dev/null 2>&1 || need_apt+=(docker.io)
 command -v debootstrap >/dev/null 2>&1 || need_apt+=(debootstrap)
 command -v rsync >/dev/null 2>&1 || need_apt+=(rsync)
+command -v shellcheck >/dev/null 2>&1 || need_apt+=(shellcheck)
 if [ ${#need_apt[@]} -gt 0 ]; then
     if [ "$(id -u)" != 0 ]; then
         echo "missing ${need_apt[*]}: run as root or install them first" >&2; exit 1
