@@ -1,0 +1,478 @@
+# Copyright: (c) 2026, gpucluster.horovod contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Benchmark result combining, validation and report rendering (controller side).
+
+Pure Python with no Ansible imports.  Input: the JSON documents written by
+roles/horovod_benchmark/files/hvd_benchmark.py (one per horovodrun), iperf3 -J
+outputs, and the inputs/stack/host facts the role knows.  Output: one document
+following RESULT_SCHEMA (``schema_version`` 1), a Markdown report, a summary
+table and PNG plots.
+"""
+# ruff: noqa: UP031 - printf-style widths (%-10s, %.2f) keep the fixed-width report tables readable
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, List, Optional, Sequence
+
+SCHEMA_VERSION = 1
+LARGE_MESSAGE_BYTES = 64 * 1024 * 1024
+
+
+class BenchmarkError(Exception):
+    """A benchmark input or output is wrong; the message says which and why."""
+
+
+# --------------------------------------------------------------------- formulas
+def bus_factor(workers: int) -> float:
+    """Ring allreduce traffic factor 2(n-1)/n (nccl-tests convention); 0 for one worker."""
+    if workers < 1:
+        raise BenchmarkError(f"workers must be >= 1, got {workers!r}")
+    return 2.0 * (workers - 1) / workers
+
+
+def algbw(nbytes: int, seconds: float) -> float:
+    """Algorithm bandwidth in bytes/s: message size / time."""
+    if seconds <= 0:
+        raise BenchmarkError("allreduce time must be > 0, got %r s for %d bytes" % (seconds, nbytes))
+    return nbytes / seconds
+
+
+def busbw(nbytes: int, seconds: float, workers: int) -> float:
+    """Bus bandwidth in bytes/s: algbw x 2(n-1)/n."""
+    return algbw(nbytes, seconds) * bus_factor(workers)
+
+
+def efficiency(throughput_n: float, workers: int, throughput_1: float) -> float:
+    """Scaling efficiency throughput(N) / (N x throughput(1))."""
+    if throughput_1 <= 0 or workers < 1:
+        raise BenchmarkError("efficiency needs throughput(1) > 0 and workers >= 1")
+    return throughput_n / (workers * throughput_1)
+
+
+def human_bytes(n: float) -> str:
+    for unit, div in (("GiB", 1024 ** 3), ("MiB", 1024 ** 2), ("KiB", 1024)):
+        if n >= div:
+            v = n / div
+            return ("%d %s" % (v, unit)) if v == int(v) else (f"{v:.1f} {unit}")
+    return "%d B" % n
+
+
+def parse_iperf3(data: Any, host: str = "?") -> float:
+    """Bits per second received from ``iperf3 -J`` output (str or dict)."""
+    if isinstance(data, (str, bytes)):
+        try:
+            data = json.loads(data)
+        except ValueError as exc:
+            raise BenchmarkError(f"iperf3 output for {host} is not JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise BenchmarkError(f"iperf3 output for {host} is not a JSON object")
+    if data.get("error"):
+        raise BenchmarkError("iperf3 to {} failed: {}".format(host, data["error"]))
+    end = data.get("end") or {}
+    for key in ("sum_received", "sum_sent", "sum"):
+        bps = (end.get(key) or {}).get("bits_per_second")
+        if bps:
+            return float(bps)
+    raise BenchmarkError(f"iperf3 output for {host} has no end.sum_received.bits_per_second")
+
+
+# ----------------------------------------------------------------------- schema
+_NUM = {"type": "number", "minimum": 0}
+_ROW = {
+    "type": "object",
+    "required": ["bytes", "time_median_s", "time_p90_s", "algbw_Bps", "busbw_Bps",
+                 "correct", "ranks_reported"],
+    "properties": {"bytes": {"type": "integer", "minimum": 1}, "time_median_s": _NUM,
+                   "time_p90_s": _NUM, "algbw_Bps": _NUM, "busbw_Bps": _NUM,
+                   "correct": {"type": "boolean"}, "ranks_reported": {"type": "integer", "minimum": 1}},
+}
+RESULT_SCHEMA: Dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "gpucluster.horovod benchmark result",
+    "type": "object",
+    "required": ["schema_version", "run_id", "generated_at", "inputs", "tuning", "stack", "hosts",
+                 "runs", "allreduce", "scaling", "link", "comparison", "summary"],
+    "properties": {
+        "schema_version": {"type": "integer", "enum": [SCHEMA_VERSION]},
+        "run_id": {"type": "string"},
+        "generated_at": {"type": "string"},
+        "inputs": {"type": "object"},
+        "tuning": {"type": "object"},
+        "stack": {"type": "object"},
+        "hosts": {"type": "array", "items": {"type": "object", "required": ["name"]}},
+        "runs": {"type": "array", "minItems": 1, "items": {
+            "type": "object", "required": ["tag", "mode", "library", "workers", "device", "ranks"],
+            "properties": {"workers": {"type": "integer", "minimum": 1},
+                           "mode": {"type": "string", "enum": ["horovod", "torch"]},
+                           "ranks": {"type": "array"},
+                           "allreduce": {"type": "array", "items": _ROW}}}},
+        "allreduce": {"type": "object", "required": ["workers", "horovod", "peer"],
+                      "properties": {"horovod": {"type": "array", "items": _ROW},
+                                     "peer": {"type": "array", "items": _ROW}}},
+        "scaling": {"type": "array", "items": {
+            "type": "object", "required": ["workers", "samples_per_s_total", "samples_per_s_per_worker",
+                                           "efficiency"],
+            "properties": {"workers": {"type": "integer", "minimum": 1},
+                           "samples_per_s_total": _NUM, "samples_per_s_per_worker": _NUM,
+                           "efficiency": {"type": ["number", "null"]}}}},
+        "link": {"type": "array", "items": {"type": "object", "required": ["host", "bits_per_second"],
+                                            "properties": {"bits_per_second": _NUM}}},
+        "comparison": {"type": "array", "items": {"type": "object", "required": ["bytes", "ratio"]}},
+        "summary": {"type": "object", "required": [
+            "every_rank_reported", "correct", "device", "workers_max", "ratio_large",
+            "efficiency_max_workers", "link_Bps"]},
+    },
+}
+
+_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
+
+
+def _type_ok(value: Any, t: str) -> bool:
+    if t == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if t == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, _TYPES[t])
+
+
+def schema_errors(  # noqa: PLR0912 - one branch per JSON Schema keyword reads best
+    value: Any, schema: Optional[Dict[str, Any]] = None, path: str = "$"
+) -> List[str]:
+    """Validate against the subset of JSON Schema RESULT_SCHEMA uses; list of error strings."""
+    schema = RESULT_SCHEMA if schema is None else schema
+    errors: List[str] = []
+    types = schema.get("type")
+    if types is not None:
+        types = types if isinstance(types, list) else [types]
+        if not any(_type_ok(value, t) for t in types):
+            return ["{}: expected {}, got {}".format(path, "/".join(types), type(value).__name__)]
+    if "enum" in schema and value not in schema["enum"]:
+        errors.append("{}: {!r} not in {!r}".format(path, value, schema["enum"]))
+    if "minimum" in schema and _type_ok(value, "number") and value < schema["minimum"]:
+        errors.append("{}: {!r} < minimum {!r}".format(path, value, schema["minimum"]))
+    if isinstance(value, dict):
+        for key in schema.get("required", []):
+            if key not in value:
+                errors.append(f"{path}: missing required key {key!r}")
+        for key, sub in schema.get("properties", {}).items():
+            if key in value:
+                errors.extend(schema_errors(value[key], sub, f"{path}.{key}"))
+    if isinstance(value, list):
+        if len(value) < schema.get("minItems", 0):
+            errors.append("%s: fewer than %d items" % (path, schema["minItems"]))
+        if "items" in schema:
+            for i, item in enumerate(value):
+                errors.extend(schema_errors(item, schema["items"], "%s[%d]" % (path, i)))
+    return errors
+
+
+# ---------------------------------------------------------------------- combine
+def normalize_run(doc: Dict[str, Any], source: str = "?") -> Dict[str, Any]:
+    """Check one program document and recompute its bandwidth figures from the times."""
+    for key in ("mode", "tag", "size", "ranks"):
+        if key not in doc:
+            raise BenchmarkError(f"benchmark output {source} lacks {key!r} (is it a hvd_benchmark.py result?)")
+    workers = int(doc["size"])
+    rows = []
+    for row in doc.get("allreduce") or []:
+        med = float(row["time_median_s"])
+        new = dict(row)
+        new["algbw_Bps"] = algbw(int(row["bytes"]), med)
+        new["busbw_Bps"] = busbw(int(row["bytes"]), med, workers)
+        new["correct"] = bool(row["correct"]) and int(row["ranks_reported"]) == workers
+        rows.append(new)
+    run = {
+        "tag": str(doc["tag"]), "mode": doc["mode"], "workers": workers,
+        "library": doc.get("library", doc["mode"]), "device": doc.get("device", "cpu"),
+        "horovod": doc.get("horovod"), "torch": doc.get("torch"),
+        "ranks": doc["ranks"], "env": doc.get("env", {}), "options": doc.get("options", {}),
+        "started": doc.get("started"), "finished": doc.get("finished"), "source": source,
+        "allreduce": rows,
+    }
+    if doc.get("training"):
+        run["training"] = doc["training"]
+    return run
+
+
+def _every_rank(run: Dict[str, Any]) -> bool:
+    w = run["workers"]
+    ok = len(run["ranks"]) == w and sorted(r.get("rank") for r in run["ranks"]) == list(range(w))
+    ok = ok and all(int(r["ranks_reported"]) == w for r in run["allreduce"])
+    tr = run.get("training")
+    if tr:
+        ok = ok and int(tr.get("ranks_reported", 0)) == w
+    return ok
+
+
+def combine(  # noqa: PLR0912, PLR0915, PLR0917 - one pass that builds every section of the document
+    runs: Sequence[Dict[str, Any]], link: Optional[Dict[str, Any]] = None,
+            inputs: Optional[Dict[str, Any]] = None, tuning: Optional[Dict[str, Any]] = None,
+            stack: Optional[Dict[str, Any]] = None, hosts: Optional[Sequence[Dict[str, Any]]] = None,
+            run_id: str = "", generated_at: str = "",
+            large_bytes: int = LARGE_MESSAGE_BYTES) -> Dict[str, Any]:
+    """Build the schema_version 1 document from program documents and iperf3 results.
+
+    ``runs`` items are program documents, or ``{"source": path, "doc": document}``.
+    ``link`` maps a host name to its ``iperf3 -J`` output (str or dict).
+    """
+    if not runs:
+        raise BenchmarkError("no benchmark results to combine (did every horovodrun fail?)")
+    norm = []
+    for item in runs:
+        if "doc" in item and "mode" not in item:
+            norm.append(normalize_run(item["doc"], str(item.get("source", "?"))))
+        else:
+            norm.append(normalize_run(item))
+    norm.sort(key=lambda r: (r["mode"], r["workers"], r["tag"]))
+
+    hvd_ar = [r for r in norm if r["mode"] == "horovod" and r["allreduce"]]
+    peer_ar = [r for r in norm if r["mode"] == "torch" and r["allreduce"]]
+    common = sorted({r["workers"] for r in hvd_ar} & {r["workers"] for r in peer_ar})
+    if common:
+        wmax = common[-1]
+    elif hvd_ar:
+        wmax = max(r["workers"] for r in hvd_ar)
+    else:
+        wmax = max(r["workers"] for r in norm)
+    hvd_rows = next((r["allreduce"] for r in reversed(hvd_ar) if r["workers"] == wmax), [])
+    peer_rows = next((r["allreduce"] for r in reversed(peer_ar) if r["workers"] == wmax), [])
+
+    links = []
+    for host, data in sorted((link or {}).items()):
+        bps = parse_iperf3(data, host)
+        links.append({"host": host, "bits_per_second": bps, "bytes_per_second": bps / 8.0})
+    link_bps = min((x["bytes_per_second"] for x in links), default=None)
+
+    peer_by = {r["bytes"]: r for r in peer_rows}
+    comparison = []
+    for row in hvd_rows:
+        peer = peer_by.get(row["bytes"])
+        ratio = None
+        if peer and peer["busbw_Bps"] > 0:
+            ratio = row["busbw_Bps"] / peer["busbw_Bps"]
+        elif peer and peer["time_median_s"] > 0 and wmax == 1:
+            ratio = peer["time_median_s"] / row["time_median_s"]
+        comparison.append({
+            "bytes": row["bytes"], "horovod_busbw_Bps": row["busbw_Bps"],
+            "peer_busbw_Bps": peer["busbw_Bps"] if peer else None,
+            "horovod_time_s": row["time_median_s"],
+            "peer_time_s": peer["time_median_s"] if peer else None, "ratio": ratio,
+            "horovod_link_fraction": (row["busbw_Bps"] / link_bps) if link_bps else None,
+            "peer_link_fraction": (peer["busbw_Bps"] / link_bps) if (peer and link_bps) else None,
+        })
+    large = [c for c in comparison if c["bytes"] >= large_bytes and c["ratio"] is not None]
+    large_measured = bool(large)
+    if not large:
+        with_ratio = [c for c in comparison if c["ratio"] is not None]
+        large = with_ratio[-1:]
+    ratio_large = min((c["ratio"] for c in large), default=None)
+
+    train = {}
+    for r in norm:
+        if r["mode"] == "horovod" and r.get("training"):
+            train[r["workers"]] = r["training"]
+    base = train.get(1)
+    scaling = []
+    for w in sorted(train):
+        tr = train[w]
+        eff = None
+        if base and base["samples_per_s_total"] > 0:
+            eff = efficiency(float(tr["samples_per_s_total"]), w, float(base["samples_per_s_total"]))
+        scaling.append({"workers": w, "model": tr.get("model"), "device": tr.get("device"),
+                        "samples_per_s_total": float(tr["samples_per_s_total"]),
+                        "samples_per_s_per_worker": float(tr["samples_per_s_per_worker"]),
+                        "efficiency": eff})
+
+    every = all(_every_rank(r) for r in norm)
+    correct = all(row["correct"] for r in norm for row in r["allreduce"])
+    devices = sorted({r["device"] for r in norm})
+    eff_max = scaling[-1]["efficiency"] if scaling else None
+    summary = {
+        "every_rank_reported": every, "correct": correct, "device": ",".join(devices),
+        "workers_max": wmax, "ratio_large": ratio_large, "ratio_large_measured_at_64MiB": large_measured,
+        "ratio_large_bytes": [c["bytes"] for c in large],
+        "efficiency_max_workers": eff_max, "link_Bps": link_bps,
+        "runs": len(norm),
+    }
+    doc = {
+        "schema_version": SCHEMA_VERSION, "run_id": run_id, "generated_at": generated_at,
+        "inputs": dict(inputs or {}), "tuning": dict(tuning or {}), "stack": dict(stack or {}),
+        "hosts": [dict(h) for h in (hosts or [])], "runs": norm,
+        "allreduce": {"workers": wmax, "horovod": hvd_rows, "peer": peer_rows,
+                      "peer_library": next((r["library"] for r in peer_ar if r["workers"] == wmax), None)},
+        "scaling": scaling, "link": links, "comparison": comparison, "summary": summary,
+    }
+    errs = schema_errors(doc)
+    if errs:
+        raise BenchmarkError("combined result does not match schema_version %d: %s"
+                             % (SCHEMA_VERSION, "; ".join(errs[:5])))
+    return doc
+
+
+def load_result(text: str) -> Dict[str, Any]:
+    """Parse a result.json, refusing other schema versions by name."""
+    doc = json.loads(text)
+    ver = doc.get("schema_version") if isinstance(doc, dict) else None
+    if ver != SCHEMA_VERSION:
+        raise BenchmarkError("result schema_version %r is not supported (this collection reads %d)"
+                             % (ver, SCHEMA_VERSION))
+    errs = schema_errors(doc)
+    if errs:
+        raise BenchmarkError("result does not match schema: {}".format("; ".join(errs[:5])))
+    return doc
+
+
+# -------------------------------------------------------------------- rendering
+def _gbps(bps: Optional[float]) -> str:
+    return "-" if bps is None else "%.2f" % (bps * 8 / 1e9)
+
+
+def _f(v: Optional[float], fmt: str = "%.2f") -> str:
+    return "-" if v is None else fmt % v
+
+
+def summary_table(doc: Dict[str, Any]) -> List[str]:
+    """Short fixed-width table the play prints at the end."""
+    s = doc["summary"]
+    lines = ["%-10s %12s %12s %8s %12s" % ("size", "hvd Gbit/s", "peer Gbit/s", "ratio", "link frac")]
+    for c in doc["comparison"]:
+        if c["bytes"] < 1024 * 1024 and c is not doc["comparison"][0]:
+            continue
+        lines.append("%-10s %12s %12s %8s %12s" % (
+            human_bytes(c["bytes"]), _gbps(c["horovod_busbw_Bps"]), _gbps(c["peer_busbw_Bps"]),
+            _f(c["ratio"]), _f(c["horovod_link_fraction"])))
+    for sc in doc["scaling"]:
+        lines.append("workers %-3d %10.1f samples/s total, efficiency %s" % (
+            sc["workers"], sc["samples_per_s_total"], _f(sc["efficiency"])))
+    lines.append(
+        "device {} | every rank reported: {} | results correct: {} | hvd/peer busbw >=64MiB: {}".format(
+            s["device"], s["every_rank_reported"], s["correct"], _f(s["ratio_large"])))
+    return lines
+
+
+def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
+    s = doc["summary"]
+    ar = doc["allreduce"]
+    out = ["# Horovod cluster benchmark {}".format(doc["run_id"]), "",
+           "Generated %s, schema_version %d. Device: **%s**%s." % (
+               doc["generated_at"], doc["schema_version"], s["device"],
+               " (no GPU used: training ran on the CPU)" if s["device"] == "cpu" else ""), "",
+           "- every rank reported: **{}**".format(s["every_rank_reported"]),
+           "- allreduce results correct: **{}**".format(s["correct"]),
+           "- Horovod / %s bus bandwidth at >= 64 MiB (%d workers): **%s**%s" % (
+               ar.get("peer_library") or "peer", ar["workers"], _f(s["ratio_large"]),
+               "" if s["ratio_large_measured_at_64MiB"] else " (largest size measured is below 64 MiB)"),
+           "- scaling efficiency at {} workers: **{}**".format(
+               doc["scaling"][-1]["workers"] if doc["scaling"] else "-", _f(s["efficiency_max_workers"])),
+           "- link limit (iperf3, slowest node): {} Gbit/s".format(_gbps(s["link_Bps"])), ""]
+    out += ["## Allreduce (%d workers)" % ar["workers"], "",
+            "| size | Horovod time (median / p90) | Horovod busbw Gbit/s | peer time (median) "
+            "| peer busbw Gbit/s | ratio | Horovod / link |",
+            "|---:|---:|---:|---:|---:|---:|---:|"]
+    hvd_by = {r["bytes"]: r for r in ar["horovod"]}
+    for c in doc["comparison"]:
+        h = hvd_by[c["bytes"]]
+        out.append("| {} | {:.3f} / {:.3f} ms | {} | {} | {} | {} | {} |".format(
+            human_bytes(c["bytes"]), h["time_median_s"] * 1e3, h["time_p90_s"] * 1e3,
+            _gbps(c["horovod_busbw_Bps"]),
+            "-" if c["peer_time_s"] is None else "%.3f ms" % (c["peer_time_s"] * 1e3),
+            _gbps(c["peer_busbw_Bps"]), _f(c["ratio"]), _f(c["horovod_link_fraction"])))
+    out += ["", "Bus bandwidth = size / time x 2(n-1)/n; time = median over iterations of the "
+            "slowest rank.", ""]
+    if doc["scaling"]:
+        out += ["## Training throughput (synthetic data)", "",
+                "| workers | model | device | samples/s total | samples/s per worker | efficiency |",
+                "|---:|---|---|---:|---:|---:|"]
+        for sc in doc["scaling"]:
+            out.append("| %d | %s | %s | %.1f | %.1f | %s |" % (
+                sc["workers"], sc["model"], sc["device"], sc["samples_per_s_total"],
+                sc["samples_per_s_per_worker"], _f(sc["efficiency"])))
+        out += ["", "Efficiency = throughput(N) / (N x throughput(1)).", ""]
+    if doc["link"]:
+        out += ["## Link (iperf3 from the launcher)", "", "| host | Gbit/s |", "|---|---:|"]
+        out += ["| {} | {:.2f} |".format(x["host"], x["bits_per_second"] / 1e9) for x in doc["link"]]
+        out.append("")
+    out += ["## Tuning used", "", "| variable | value |", "|---|---|"]
+    out += ["| {} | {} |".format(k, doc["tuning"][k]) for k in sorted(doc["tuning"])]
+    out += ["", "## Runs", "", "| tag | library | workers | device |", "|---|---|---:|---|"]
+    out += ["| %s | %s | %d | %s |" % (r["tag"], r["library"], r["workers"], r["device"])
+            for r in doc["runs"]]
+    if doc["hosts"]:
+        out += ["", "## Hosts", "", "| host | address | slots | details |", "|---|---|---:|---|"]
+        for h in doc["hosts"]:
+            rest = ", ".join(f"{k}={h[k]}" for k in sorted(h) if k not in ("name", "address", "slots"))
+            out.append("| {} | {} | {} | {} |".format(h["name"], h.get("address", "-"), h.get("slots", "-"), rest))
+    if doc["stack"]:
+        out += ["", "## Stack", "", "| component | version |", "|---|---|"]
+        out += ["| {} | {} |".format(k, doc["stack"][k]) for k in sorted(doc["stack"])
+                if not isinstance(doc["stack"][k], (dict, list))]
+    if plots:
+        out += ["", "## Plots", ""] + [f"![{os.path.basename(p)}]({os.path.basename(p)})" for p in plots]
+    out.append("")
+    return "\n".join(out)
+
+
+def render_plots(doc: Dict[str, Any], outdir: str) -> List[str]:
+    """Write busbw.png and scaling.png into outdir; needs matplotlib on the controller."""
+    try:
+        import matplotlib  # noqa: PLC0415 - optional controller dependency, only needed for plots
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt  # noqa: PLC0415 - after matplotlib.use("Agg")
+    except ImportError as exc:
+        raise BenchmarkError("benchmark plots need the Python package 'matplotlib' on the control node "
+                             "(pip install matplotlib), or set horovod_benchmark_plots: false") from exc
+    paths = []
+    ar = doc["allreduce"]
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for rows, label, style in ((ar["horovod"], "Horovod", "o-"),
+                               (ar["peer"], ar.get("peer_library") or "peer", "s--")):
+        if rows:
+            ax.plot([r["bytes"] for r in rows], [r["busbw_Bps"] * 8 / 1e9 for r in rows], style, label=label)
+    if doc["summary"]["link_Bps"]:
+        ax.axhline(doc["summary"]["link_Bps"] * 8 / 1e9, color="grey", linestyle=":", label="link (iperf3)")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("message size (bytes)")
+    ax.set_ylabel("bus bandwidth (Gbit/s)")
+    ax.set_title("allreduce bus bandwidth, %d workers" % ar["workers"])
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    p = os.path.join(outdir, "busbw.png")
+    fig.tight_layout()
+    fig.savefig(p, dpi=100)
+    plt.close(fig)
+    paths.append(p)
+    if doc["scaling"]:
+        fig, ax1 = plt.subplots(figsize=(7, 4.5))
+        w = [s["workers"] for s in doc["scaling"]]
+        ax1.plot(w, [s["samples_per_s_total"] for s in doc["scaling"]], "o-", label="samples/s total")
+        ax1.set_xlabel("workers")
+        ax1.set_ylabel("samples/s")
+        ax2 = ax1.twinx()
+        ax2.plot(w, [s["efficiency"] if s["efficiency"] is not None else float("nan")
+                     for s in doc["scaling"]], "s--", color="tab:red", label="efficiency")
+        ax2.set_ylabel("scaling efficiency")
+        ax2.set_ylim(0, 1.2)
+        ax1.set_title("synthetic training throughput")
+        fig.legend(loc="lower right")
+        p = os.path.join(outdir, "scaling.png")
+        fig.tight_layout()
+        fig.savefig(p, dpi=100)
+        plt.close(fig)
+        paths.append(p)
+    return paths
+
+
+def write_report(doc: Dict[str, Any], outdir: str, plots: bool = True) -> Dict[str, Any]:
+    """Write result.json, report.md and (optionally) the PNG plots into outdir."""
+    os.makedirs(outdir, exist_ok=True)
+    plot_paths = render_plots(doc, outdir) if plots else []
+    result = os.path.join(outdir, "result.json")
+    with open(result, "w") as f:
+        json.dump(doc, f, indent=1, sort_keys=True)
+        f.write("\n")
+    report = os.path.join(outdir, "report.md")
+    with open(report, "w") as f:
+        f.write(render_markdown(doc, plot_paths))
+    return {"result": result, "report": report, "plots": plot_paths}

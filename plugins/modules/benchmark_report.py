@@ -1,0 +1,105 @@
+#!/usr/bin/python
+# Copyright: (c) 2026, gpucluster.horovod contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Documentation stub of the benchmark_report action plugin (the work happens on the controller)."""
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: benchmark_report
+short_description: Combine Horovod benchmark results into one JSON document, a Markdown report and plots
+version_added: "1.0.0"
+description:
+  - Action plugin that runs on the control node. It reads the C(run-*.json) documents written by the
+    C(hvd_benchmark.py) program of the M(gpucluster.horovod.horovod_benchmark) role and the
+    C(iperf3-<host>.json) outputs under O(raw_dir), recomputes every bandwidth figure, and writes
+    C(result.json) (schema_version 1), C(report.md) and PNG plots into O(dest).
+  - Bus bandwidth is message size / time x 2(n-1)/n; scaling efficiency is throughput(N) / (N x throughput(1)).
+options:
+  raw_dir:
+    description: Directory (searched recursively) with the fetched C(run-*.json) and C(iperf3-*.json) files.
+    type: path
+    required: true
+  dest:
+    description: Directory that receives C(result.json), C(report.md), C(busbw.png) and C(scaling.png).
+    type: path
+    required: true
+  run_id:
+    description: Identifier of this benchmark run, recorded in the document.
+    type: str
+    required: true
+  generated_at:
+    description: Timestamp recorded in the document.
+    type: str
+    default: ""
+  inputs:
+    description: The role inputs used (sizes, worker counts, controller...), recorded as given.
+    type: dict
+    default: {}
+  tuning:
+    description: Tuning variables used (fusion threshold, cycle time, autotune, interfaces), recorded as given.
+    type: dict
+    default: {}
+  stack:
+    description: Stack versions (for example the C(gpucluster_stack) fact), recorded as given.
+    type: dict
+    default: {}
+  hosts:
+    description: Host facts, one dict per host with at least C(name).
+    type: list
+    elements: dict
+    default: []
+  plots:
+    description: Write PNG plots. Needs the Python package C(matplotlib) on the control node.
+    type: bool
+    default: true
+  large_bytes:
+    description: Messages of at least this size count for the Horovod / peer ratio in the summary.
+    type: int
+    default: 67108864
+attributes:
+  check_mode:
+    support: full
+    details: In check mode the inputs are read and nothing is written.
+  diff_mode:
+    support: none
+  platform:
+    platforms: posix
+author:
+  - gpucluster.horovod contributors
+"""
+
+EXAMPLES = r"""
+- name: Write the benchmark report
+  gpucluster.horovod.benchmark_report:
+    raw_dir: /srv/results/20260101T000000/raw
+    dest: /srv/results/20260101T000000
+    run_id: "20260101T000000"
+  delegate_to: localhost
+  run_once: true
+"""
+
+RETURN = r"""
+result:
+  description: Path of the combined JSON document.
+  returned: success
+  type: str
+report:
+  description: Path of the Markdown report.
+  returned: success
+  type: str
+plots:
+  description: Paths of the PNG plots written.
+  returned: success
+  type: list
+  elements: str
+summary:
+  description: The C(summary) section of the document (every_rank_reported, correct, ratio_large, ...).
+  returned: success
+  type: dict
+summary_lines:
+  description: A short fixed-width table for printing.
+  returned: success
+  type: list
+  elements: str
+"""

@@ -1,0 +1,418 @@
+#!/usr/bin/env python3
+# Copyright: (c) 2026, gpucluster.horovod contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Horovod cluster benchmark, shipped by the gpucluster.horovod.horovod_benchmark role.
+
+Launched with ``horovodrun`` (Gloo or MPI controller).  Two modes:
+
+``--mode horovod``
+    allreduce sweep (hvd.allreduce_, in place, op=Sum) and synthetic training
+    throughput with hvd.DistributedOptimizer.
+``--mode torch``
+    the peer baseline: the same allreduce sweep with torch.distributed (Gloo on
+    CPU, NCCL on GPU).  Rank, size and the rendezvous address are taken from
+    Horovod (hvd.init + broadcast_object), after which Horovod is shut down so
+    its background thread does not disturb the measurement.
+
+Rank 0 gathers every rank's figures with allgather_object and writes one JSON
+document (``--output``); the controller-side combiner
+(plugins/module_utils/_benchmark.py) turns the documents of every run into the
+report.  Every part can be switched off (``--no-allreduce``, ``--no-training``).
+"""
+# ruff: noqa: UP031 - printf-style widths keep the log lines aligned
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import socket
+import statistics
+import struct
+import sys
+import time
+
+PROGRAM_VERSION = 1
+
+TUNING_ENV = (
+    "HOROVOD_FUSION_THRESHOLD",
+    "HOROVOD_CYCLE_TIME",
+    "HOROVOD_AUTOTUNE",
+    "HOROVOD_CACHE_CAPACITY",
+    "HOROVOD_GLOO_IFACE",
+    "HOROVOD_CONTROLLER",
+    "HOROVOD_CPU_OPERATIONS",
+    "HOROVOD_HIERARCHICAL_ALLREDUCE",
+    "HOROVOD_THREAD_AFFINITY",
+    "HOROVOD_TIMELINE",
+    "NCCL_SOCKET_IFNAME",
+    "NCCL_DEBUG",
+    "GLOO_SOCKET_IFNAME",
+    "OMP_NUM_THREADS",
+)
+
+UNITS = {"": 1, "B": 1, "K": 1024, "KIB": 1024, "M": 1024 ** 2, "MIB": 1024 ** 2, "G": 1024 ** 3, "GIB": 1024 ** 3}
+
+
+def parse_size(text):
+    """'4K' -> 4096, '64MiB' -> 67108864, '1024' -> 1024."""
+    t = text.strip().upper()
+    num = t.rstrip("KMGIB")
+    unit = t[len(num):]
+    if unit not in UNITS or not num:
+        raise argparse.ArgumentTypeError(f"bad size {text!r} (use e.g. 4K, 64M, 1G)")
+    return int(float(num) * UNITS[unit])
+
+
+def size_list(args):
+    if args.sizes:
+        sizes = [parse_size(s) for s in args.sizes.split(",") if s.strip()]
+    else:
+        sizes = []
+        s = args.min_bytes
+        while s <= args.max_bytes:
+            sizes.append(s)
+            s *= args.factor
+    return [s - s % 4 for s in sizes if s >= 4]
+
+
+def percentile(values, q):
+    """Nearest-rank percentile (q in 0..100) of a non-empty list."""
+    ordered = sorted(values)
+    k = max(0, min(len(ordered) - 1, round(q / 100.0 * len(ordered) + 0.5) - 1))
+    return ordered[k]
+
+
+def iface_address(iface):
+    """IPv4 address of a network interface (Linux SIOCGIFADDR), or None."""
+    if not iface:
+        return None
+    try:
+        import fcntl  # noqa: PLC0415 - Linux only, imported where used
+
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            packed = fcntl.ioctl(s.fileno(), 0x8915, struct.pack("256s", iface[:15].encode()))
+        finally:
+            s.close()
+        return socket.inet_ntoa(packed[20:24])
+    except OSError:
+        return None
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def log(rank, msg):
+    if rank == 0:
+        print(f"[hvd_benchmark] {msg}", flush=True)
+
+
+class Comm:
+    """What the sweep needs from a communication library."""
+
+    name = ""
+
+    def allreduce_(self, tensor, name):
+        raise NotImplementedError
+
+    def barrier(self):
+        raise NotImplementedError
+
+
+class HorovodComm(Comm):
+    name = "horovod"
+
+    def __init__(self, hvd, inplace, op):
+        self.hvd = hvd
+        self.inplace = inplace
+        self.op = hvd.Sum if op == "sum" else hvd.Average
+
+    def allreduce_(self, tensor, name):
+        if self.inplace:
+            self.hvd.allreduce_(tensor, op=self.op, name=name)
+            return tensor
+        return self.hvd.allreduce(tensor, op=self.op, name=name)
+
+    def barrier(self):
+        self.hvd.barrier()
+
+
+class TorchComm(Comm):
+    name = "torch.distributed"
+
+    def __init__(self, dist, op):
+        self.dist = dist
+        self.op = dist.ReduceOp.SUM if op == "sum" else dist.ReduceOp.AVG
+
+    def allreduce_(self, tensor, name):
+        self.dist.all_reduce(tensor, op=self.op)
+        return tensor
+
+    def barrier(self):
+        self.dist.barrier()
+
+
+def run_sweep(torch, comm, rank, size, device, args):  # noqa: PLR0917 - torch passed in, imported late
+    """Allreduce sweep; returns this rank's raw per-iteration times and checks."""
+    out = []
+    expected = size * (size + 1) / 2.0
+    if args.op == "average":
+        expected /= size
+    for nbytes in size_list(args):
+        n = nbytes // 4
+        iters = args.iters if nbytes < args.large_bytes else args.large_iters
+        t = torch.empty(n, dtype=torch.float32, device=device)
+        times = []
+        ok = True
+        name = "bench.allreduce.%d" % nbytes
+        for i in range(args.warmup + iters):
+            t.fill_(float(rank + 1))
+            if device.type == "cuda":
+                torch.cuda.synchronize()
+            comm.barrier()
+            t0 = time.perf_counter()
+            res = comm.allreduce_(t, name)
+            if device.type == "cuda":
+                torch.cuda.synchronize()
+            dt = time.perf_counter() - t0
+            # correctness: every element must equal n(n+1)/2 exactly (Sum) or (n+1)/2 (Average)
+            if not bool(torch.all(res == expected)):
+                ok = False
+            if i >= args.warmup:
+                times.append(dt)
+        out.append({"bytes": nbytes, "elements": n, "dtype": "float32", "iters": iters,
+                    "warmup": args.warmup, "times_s": times, "correct": ok,
+                    "expected_value": expected})
+        log(rank, "%-10s %12d B  median %.6f s  %s" % (
+            comm.name, nbytes, statistics.median(times), "ok" if ok else "WRONG RESULT"))
+        del t
+    return out
+
+
+def combine_sweep(per_rank, size):
+    """Rank 0: per iteration the slowest rank counts; median/p90 over iterations."""
+    rows = []
+    factor = 2.0 * (size - 1) / size if size > 1 else 0.0
+    for idx, first in enumerate(per_rank[0]):
+        entries = [r[idx] for r in per_rank]
+        iter_max = [max(e["times_s"][i] for e in entries) for i in range(first["iters"])]
+        median = statistics.median(iter_max)
+        p90 = percentile(iter_max, 90)
+        algbw = first["bytes"] / median if median > 0 else 0.0
+        rows.append({
+            "bytes": first["bytes"], "elements": first["elements"], "dtype": first["dtype"],
+            "iters": first["iters"], "warmup": first["warmup"],
+            "time_median_s": median, "time_p90_s": p90, "time_min_s": min(iter_max),
+            "algbw_Bps": algbw, "busbw_Bps": algbw * factor,
+            "correct": all(e["correct"] for e in entries),
+            "ranks_correct": sum(1 for e in entries if e["correct"]),
+            "ranks_reported": len(entries),
+        })
+    return rows
+
+
+class SmallConvNet:
+    """Factory for the fallback model (torchvision not importable)."""
+
+    @staticmethod
+    def build(torch, num_classes):
+        nn = torch.nn
+        return nn.Sequential(
+            nn.Conv2d(3, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(inplace=True), nn.MaxPool2d(2),
+            nn.Conv2d(32, 64, 3, padding=1), nn.BatchNorm2d(64), nn.ReLU(inplace=True), nn.MaxPool2d(2),
+            nn.Conv2d(64, 128, 3, padding=1), nn.BatchNorm2d(128), nn.ReLU(inplace=True),
+            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(128, num_classes))
+
+
+def run_training(torch, hvd, rank, device, args):
+    model_name = args.model
+    model = None
+    if model_name in ("auto", "resnet50"):
+        try:
+            import torchvision  # noqa: PLC0415 - optional dependency
+
+            model = torchvision.models.resnet50(num_classes=args.num_classes)
+            model_name = "resnet50"
+        except ImportError:
+            if model_name == "resnet50":
+                raise
+    if model is None:
+        model = SmallConvNet.build(torch, args.num_classes)
+        model_name = "smallconvnet"
+    model.to(device)
+    params = sum(p.numel() for p in model.parameters())
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01 * hvd.size(), momentum=0.9)
+    optimizer = hvd.DistributedOptimizer(optimizer, named_parameters=model.named_parameters(),
+                                         op=hvd.Average)
+    hvd.broadcast_parameters(model.state_dict(), root_rank=0)
+    hvd.broadcast_optimizer_state(optimizer, root_rank=0)
+    data = torch.randn(args.batch_size, 3, args.image_size, args.image_size, device=device)
+    target = torch.randint(0, args.num_classes, (args.batch_size,), device=device)
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    def step():
+        optimizer.zero_grad()
+        loss = loss_fn(model(data), target)
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    for _ in range(args.warmup_steps):
+        step()
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(args.steps):
+        loss = step()
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    elapsed = time.perf_counter() - t0
+    sps = args.batch_size * args.steps / elapsed
+    log(rank, f"training {model_name} on {device.type}: {sps:.2f} samples/s on rank 0")
+    return {"model": model_name, "parameters": int(params), "batch_size": args.batch_size,
+            "image_size": args.image_size, "steps": args.steps, "warmup_steps": args.warmup_steps,
+            "elapsed_s": elapsed, "samples_per_s": sps, "final_loss": float(loss.item())}
+
+
+def rank_info(torch, rank, local_rank, device):
+    info = {"rank": rank, "local_rank": local_rank, "hostname": socket.gethostname(),
+            "pid": os.getpid(), "python": platform.python_version(), "torch": torch.__version__,
+            "device": device.type, "cuda_available": bool(torch.cuda.is_available()),
+            "torch_threads": torch.get_num_threads()}
+    if device.type == "cuda":
+        info["gpu"] = torch.cuda.get_device_name(device)
+    return info
+
+
+def pick_device(torch, local_rank, want):
+    if want == "cuda" or (want == "auto" and torch.cuda.is_available()):
+        torch.cuda.set_device(local_rank % max(1, torch.cuda.device_count()))
+        return torch.device("cuda", local_rank % max(1, torch.cuda.device_count()))
+    return torch.device("cpu")
+
+
+def main(argv=None):  # noqa: PLR0915 - argument table and the two modes, read top to bottom
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--mode", choices=["horovod", "torch"], default="horovod")
+    p.add_argument("--tag", default="run", help="label of this run, copied into the JSON")
+    p.add_argument("--output", help="JSON file written by rank 0")
+    p.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
+    p.add_argument("--no-allreduce", dest="allreduce", action="store_false")
+    p.add_argument("--no-training", dest="training", action="store_false")
+    g = p.add_argument_group("allreduce sweep")
+    g.add_argument("--sizes", help="comma list, e.g. 4K,1M,64M (overrides min/max/factor)")
+    g.add_argument("--min-bytes", type=parse_size, default=4096)
+    g.add_argument("--max-bytes", type=parse_size, default=256 * 1024 ** 2)
+    g.add_argument("--factor", type=int, default=4)
+    g.add_argument("--warmup", type=int, default=3)
+    g.add_argument("--iters", type=int, default=20)
+    g.add_argument("--large-bytes", type=parse_size, default=16 * 1024 ** 2,
+                   help="sizes from here on use --large-iters")
+    g.add_argument("--large-iters", type=int, default=5)
+    g.add_argument("--op", choices=["sum", "average"], default="sum")
+    g.add_argument("--out-of-place", dest="inplace", action="store_false",
+                   help="horovod: hvd.allreduce (allocates the output) instead of hvd.allreduce_")
+    g.add_argument("--master-addr", help="torch mode: rendezvous address (default: rank 0's "
+                   "address on HOROVOD_GLOO_IFACE, else its hostname)")
+    g.add_argument("--master-port", type=int, default=0, help="torch mode: 0 = pick a free port")
+    t = p.add_argument_group("training")
+    t.add_argument("--model", choices=["auto", "resnet50", "smallconvnet"], default="auto")
+    t.add_argument("--batch-size", type=int, default=32)
+    t.add_argument("--image-size", type=int, default=224)
+    t.add_argument("--num-classes", type=int, default=1000)
+    t.add_argument("--warmup-steps", type=int, default=2)
+    t.add_argument("--steps", type=int, default=10)
+    args = p.parse_args(argv)
+    if args.mode == "torch":
+        args.training = False
+
+    started = datetime.datetime.now(datetime.timezone.utc).isoformat()
+    # imported after argument parsing so --help works without torch/horovod
+    import horovod  # noqa: PLC0415
+    import horovod.torch as hvd  # noqa: PLC0415
+    import torch  # noqa: PLC0415
+
+    hvd.init()
+    rank, size, local_rank = hvd.rank(), hvd.size(), hvd.local_rank()
+    device = pick_device(torch, local_rank, args.device)
+    if device.type == "cpu" and torch.cuda.is_available() is False:
+        log(rank, "no CUDA device visible to torch: running on CPU")
+    info = rank_info(torch, rank, local_rank, device)
+    infos = hvd.allgather_object(info, name="bench.ranks")
+    doc = {"program_version": PROGRAM_VERSION, "mode": args.mode, "tag": args.tag, "size": size,
+           "started": started, "horovod": horovod.__version__, "torch": torch.__version__,
+           "device": device.type, "ranks": infos,
+           "env": {k: os.environ[k] for k in TUNING_ENV if k in os.environ},
+           "options": {"op": args.op, "inplace": args.inplace, "warmup": args.warmup,
+                       "iters": args.iters, "large_iters": args.large_iters,
+                       "large_bytes": args.large_bytes}}
+    log(rank, "mode=%s size=%d device=%s horovod=%s torch=%s" % (
+        args.mode, size, device.type, horovod.__version__, torch.__version__))
+
+    if args.mode == "horovod":
+        if args.allreduce:
+            raw = run_sweep(torch, HorovodComm(hvd, args.inplace, args.op), rank, size, device, args)
+            gathered = hvd.allgather_object(raw, name="bench.sweep")
+            doc["allreduce"] = combine_sweep(gathered, size)
+            doc["library"] = "horovod"
+        if args.training:
+            tr = run_training(torch, hvd, rank, device, args)
+            all_tr = hvd.allgather_object(tr, name="bench.training")
+            doc["training"] = {
+                "model": tr["model"], "parameters": tr["parameters"], "device": device.type,
+                "batch_size": tr["batch_size"], "image_size": tr["image_size"], "steps": tr["steps"],
+                "per_rank_samples_per_s": [x["samples_per_s"] for x in all_tr],
+                "samples_per_s_total": sum(x["samples_per_s"] for x in all_tr),
+                "samples_per_s_per_worker": sum(x["samples_per_s"] for x in all_tr) / size,
+                "ranks_reported": len(all_tr)}
+        hvd.shutdown()
+    else:
+        import torch.distributed as dist  # noqa: PLC0415 - peer mode only
+
+        iface = os.environ.get("HOROVOD_GLOO_IFACE") or os.environ.get("NCCL_SOCKET_IFNAME")
+        if iface:
+            os.environ.setdefault("GLOO_SOCKET_IFNAME", iface)
+            os.environ.setdefault("NCCL_SOCKET_IFNAME", iface)
+        rendezvous = None
+        if rank == 0:
+            addr = args.master_addr or iface_address(iface) or socket.gethostbyname(socket.gethostname())
+            rendezvous = (addr, args.master_port or free_port())
+        # an explicit name: the default one derives from the object's type, which differs on rank 0
+        addr, port = hvd.broadcast_object(rendezvous, root_rank=0, name="bench.rendezvous")
+        hvd.shutdown()
+        backend = "nccl" if device.type == "cuda" else "gloo"
+        dist.init_process_group(backend, init_method="tcp://%s:%d" % (addr, port), rank=rank,
+                                world_size=size, timeout=datetime.timedelta(seconds=120))
+        doc["library"] = f"torch.distributed/{backend}"
+        doc["rendezvous"] = "%s:%d" % (addr, port)
+        raw = run_sweep(torch, TorchComm(dist, args.op), rank, size, device, args)
+        gathered = [None] * size
+        dist.all_gather_object(gathered, raw)
+        doc["allreduce"] = combine_sweep(gathered, size)
+        dist.destroy_process_group()
+
+    doc["finished"] = datetime.datetime.now(datetime.timezone.utc).isoformat()
+    if rank == 0:
+        text = json.dumps(doc, indent=1, sort_keys=True)
+        if args.output:
+            d = os.path.dirname(os.path.abspath(args.output))
+            os.makedirs(d, exist_ok=True)
+            tmp = args.output + ".tmp"
+            with open(tmp, "w") as f:
+                f.write(text + "\n")
+            os.replace(tmp, args.output)
+            log(rank, f"wrote {args.output}")
+        else:
+            print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+"""Tests of the benchmark_report action plugin: reads fetched files, writes the report."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from unittest import mock
+
+import pytest
+from ansible.errors import AnsibleActionFail
+from ansible.parsing.dataloader import DataLoader
+from ansible.playbook.task import Task
+from ansible.template import Templar
+
+from ansible_collections.gpucluster.horovod.plugins.action.benchmark_report import ActionModule
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures" / "benchmark"
+
+
+def make_action(args, check_mode=False):
+    task = Task()
+    task.args = args
+    task.check_mode = check_mode
+    conn = mock.MagicMock()
+    conn._shell.tmpdir = None
+    play_context = mock.MagicMock()
+    play_context.check_mode = check_mode
+    loader = DataLoader()
+    return ActionModule(task, conn, play_context, loader, Templar(loader=loader), None)
+
+
+@pytest.fixture
+def raw(tmp_path):
+    raw = tmp_path / "raw"
+    (raw / "n1").mkdir(parents=True)
+    shutil.copy(FIX / "run-hvd-np2.json", raw / "n1" / "run-hvd-np2.json")
+    shutil.copy(FIX / "run-torch-np2.json", raw / "n1" / "run-torch-np2.json")
+    shutil.copy(FIX / "iperf3-n2.json", raw / "iperf3-n2.json")
+    return raw
+
+
+def test_writes_result_report_and_plots(raw, tmp_path):
+    pytest.importorskip("matplotlib")
+    dest = tmp_path / "out"
+    res = make_action({"raw_dir": str(raw), "dest": str(dest), "run_id": "t1",
+                       "tuning": {"horovod_benchmark_cycle_time_ms": 1.0}}).run(task_vars={})
+    assert res["changed"] is True
+    doc = json.loads((dest / "result.json").read_text())
+    assert doc["schema_version"] == 1 and doc["run_id"] == "t1"
+    assert [x["host"] for x in doc["link"]] == ["n2"]
+    assert sorted(r["source"] for r in doc["runs"]) == ["n1/run-hvd-np2.json", "n1/run-torch-np2.json"]
+    assert res["summary"]["every_rank_reported"] is True
+    assert (dest / "report.md").read_text().startswith("# Horovod cluster benchmark t1")
+    assert (dest / "busbw.png").read_bytes()[:4] == b"\x89PNG"
+    assert any("every rank reported: True" in line for line in res["summary_lines"])
+
+
+def test_no_runs_fails_with_path(tmp_path):
+    with pytest.raises(AnsibleActionFail, match=r"no run-\*\.json under"):
+        make_action({"raw_dir": str(tmp_path), "dest": str(tmp_path / "o"), "run_id": "x"}).run(task_vars={})
+
+
+def test_check_mode_writes_nothing(raw, tmp_path):
+    dest = tmp_path / "out"
+    res = make_action({"raw_dir": str(raw), "dest": str(dest), "run_id": "x"}, check_mode=True).run(task_vars={})
+    assert res["changed"] is False
+    assert not dest.exists()
+
+
+def test_bad_iperf_fails_naming_host(raw, tmp_path):
+    (raw / "iperf3-n3.json").write_text(json.dumps({"error": "unable to connect to server: Connection refused"}))
+    with pytest.raises(AnsibleActionFail, match="iperf3 to n3 failed"):
+        make_action({"raw_dir": str(raw), "dest": str(tmp_path / "o"), "run_id": "x"}).run(task_vars={})
