@@ -1,0 +1,24 @@
+# Copyright: (c) 2026, gpucluster.horovod contributors
+# Apache License 2.0 (see LICENSE)
+"""compatible_stack filter: thin entry point (docs in compatible_stack.yml; logic in module_utils/_compat.py)."""
+
+from __future__ import annotations
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.gpucluster.horovod.plugins.module_utils._compat import CompatError, resolve
+
+
+def compatible_stack(request):
+    """Resolve one compatible version set for the request or raise AnsibleFilterError naming the conflicts."""
+    try:
+        return resolve(dict(request) if hasattr(request, "keys") else request)
+    except CompatError as exc:
+        raise AnsibleFilterError(exc.message) from exc
+
+
+class FilterModule:
+    """gpucluster.horovod compatibility filters."""
+
+    def filters(self):
+        return {"compatible_stack": compatible_stack}
