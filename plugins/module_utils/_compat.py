@@ -350,8 +350,9 @@ class _Ctx:
         if self.driver is not None and len(vtuple(self.driver)) < 2:
             raise CompatError(f"compatible_stack: driver '{self.driver}' is not a driver version such as 535.183.01")
         if self.fv is not None and self.framework != "none":
-            known = [r["version"] for r in _fw_releases(self.framework, t)]
-            if not any(vprefix(k, self.fv) for k in known):
+            releases = _fw_releases(self.framework, t)
+            known = [r["version"] for r in releases]
+            if not any(vprefix(r["version"], self.fv) or vprefix(r["latest"], self.fv) for r in releases):
                 raise CompatError(
                     f"compatible_stack: framework_version '{self.fv}' unknown for {self.framework} "
                     f"({self.framework}.yml); known: {_known(known)}"
@@ -1302,3 +1303,103 @@ def render_table(result: Dict[str, Any]) -> List[str]:
     for warning in result.get("warnings") or []:
         lines.append(f"{'warning':<24} {warning}")
     return lines
+
+
+# --------------------------------------------------------------------------------------------- cluster
+
+CLUSTER_KEYS = ("framework", "framework_version", "horovod", "cuda", "nccl", "cudnn")
+
+
+def os_from_facts(facts: Dict[str, Any]) -> str:
+    """Ansible facts -> the engine's OS id (``ubuntu22.04``, ``debian12``, ``rhel9`` for RHEL/Rocky/Alma)."""
+    dist = str(facts.get("distribution", "")).lower()
+    major = str(facts.get("distribution_major_version", ""))
+    if dist == "ubuntu":
+        return "ubuntu" + str(facts.get("distribution_version", major))
+    if dist in ("redhat", "rocky", "almalinux", "centos", "oraclelinux"):
+        return "rhel" + major
+    return dist + major
+
+
+def cluster_gpus(gpu_facts: Optional[Dict[str, Any]]) -> List[str]:
+    """GPU names (or compute capabilities when the name is unknown) from one host's gpu_facts."""
+    out = []
+    for gpu in (gpu_facts or {}).get("gpus") or []:
+        name = gpu.get("name")
+        try:
+            gpu_arch(name)
+            out.append(name)
+        except CompatError:
+            out.append(gpu.get("compute_cap") or name)
+    return out
+
+
+def resolve_cluster(  # noqa: PLR0912 - grouping hosts by OS and pinning later groups reads best in one place
+    hosts: Dict[str, Dict[str, Any]], request: Dict[str, Any], tables: Optional[Dict[str, Any]] = None
+) -> Dict[str, Any]:
+    """One stack for a cluster: ``hosts`` maps host -> {"os", "gpus", "driver"}; ``request`` holds framework and pins.
+
+    Every host gets the same framework, Horovod, CUDA, cuDNN and NCCL, chosen to satisfy every GPU of every host;
+    Python and Open MPI follow each host's OS. Returns ``{"ok", "stacks", "msg", "conflicts", "alternatives"}``
+    and never raises for conflicts.
+    """
+    t = tables or load_tables()
+    if not hosts:
+        return {
+            "ok": False,
+            "stacks": {},
+            "msg": "stack_facts: no hosts to resolve for",
+            "conflicts": [],
+            "alternatives": [],
+        }
+    all_gpus: List[str] = []
+    where: Dict[str, List[str]] = {}
+    for host in sorted(hosts):
+        for gpu in hosts[host].get("gpus") or []:
+            where.setdefault(str(gpu), []).append(host)
+            if gpu not in all_gpus:
+                all_gpus.append(gpu)
+    drivers = [h.get("driver") for h in hosts.values() if h.get("driver")]
+    by_os: Dict[str, List[str]] = {}
+    for host in sorted(hosts):
+        by_os.setdefault(str(hosts[host].get("os")), []).append(host)
+    located = "; ".join("GPU {} on {}".format(g, ", ".join(hs)) for g, hs in where.items()) or "no GPUs on any host"
+    stacks_by_os: Dict[str, Dict[str, Any]] = {}
+    first: Optional[Dict[str, Any]] = None
+    for os_name, members in sorted(by_os.items(), key=lambda kv: -len(kv[1])):
+        req = dict(request)
+        req.update({"os": os_name, "gpus": all_gpus})
+        if drivers:
+            req["driver"] = min(drivers, key=vtuple)
+        if first is not None:
+            # Later OSes must take the cluster-wide versions chosen for the largest group.
+            for key in ("framework_version", "horovod", "cuda", "nccl", "cudnn"):
+                if first.get(key) and not request.get(key):
+                    req[key] = first[key]
+        try:
+            stacks_by_os[os_name] = resolve(req, t)
+        except CompatError as exc:
+            return {
+                "ok": False,
+                "stacks": {},
+                "msg": "{}\nHosts affected: {} ({}). {}.".format(exc.message, ", ".join(members), os_name, located),
+                "conflicts": [dict(c, hosts=members) for c in exc.conflicts],
+                "alternatives": exc.alternatives,
+            }
+        if first is None:
+            first = stacks_by_os[os_name]
+    stacks = {}
+    for host, info in hosts.items():
+        stack = dict(stacks_by_os[str(info.get("os"))])
+        if stack.get("driver_min") and info.get("driver"):
+            stack["driver_upgrade_required"] = vcmp(info["driver"], stack["driver_min"]) < 0
+        elif stack.get("driver_min"):
+            stack["driver_upgrade_required"] = False
+        stacks[host] = stack
+    return {
+        "ok": True,
+        "stacks": stacks,
+        "msg": f"resolved: {summarize(first or {})}",
+        "conflicts": [],
+        "alternatives": [],
+    }

@@ -1,0 +1,127 @@
+"""gpu_facts parsers on tool outputs (tests/unit/fixtures/gpu_facts/README.md says where each comes from)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ansible_collections.gpucluster.horovod.plugins.module_utils import _gpu_facts as p
+from ansible_collections.gpucluster.horovod.plugins.module_utils._compat import gpu_arch
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures" / "gpu_facts"
+
+
+def read(name: str) -> str:
+    return (FIX / name).read_text(encoding="utf-8")
+
+
+def test_lspci_p4d_lists_the_eight_gpus_not_the_nvswitches():
+    gpus = p.parse_lspci(read("lspci_p4d_a100.txt"))
+    assert len(gpus) == 8
+    assert {g["pci_id"] for g in gpus} == {"10de:20b0"}
+    assert gpus[0] == {
+        "pci_slot": "10:1c.0",
+        "pci_id": "10de:20b0",
+        "name": "A100 SXM4 40GB",
+        "chip": "GA100",
+        "source": "lspci",
+    }
+    assert gpu_arch(gpus[0]["name"])["sm"] == "8.0"
+
+
+def test_lspci_k80_next_to_a_non_nvidia_vga():
+    gpus = p.parse_lspci(read("lspci_p2_k80.txt"))
+    assert [g["name"] for g in gpus] == ["Tesla K80"]
+    assert gpu_arch(gpus[0]["name"])["arch"] == "Kepler"
+
+
+def test_lspci_workstation_skips_the_hdmi_audio_function():
+    gpus = p.parse_lspci(read("lspci_workstation_4090.txt"))
+    assert [(g["name"], g["pci_id"]) for g in gpus] == [("GeForce RTX 4090", "10de:2684")]
+    assert gpu_arch(gpus[0]["name"])["sm"] == "8.9"
+
+
+@pytest.mark.parametrize("text", ["", "lspci: command not found", None])
+def test_lspci_empty_inputs(text):
+    assert p.parse_lspci(text) == []
+
+
+def test_lspci_without_gpus_is_empty():
+    assert p.parse_lspci(read("lspci_no_gpu.txt")) == []
+
+
+def test_nvidia_smi_query():
+    gpus = p.parse_nvidia_smi_csv(read("smi_query_h100.csv"))
+    assert len(gpus) == 4
+    first = gpus[0]
+    assert first["index"] == 0
+    assert first["name"] == "NVIDIA H100 80GB HBM3"
+    assert first["compute_cap"] == "9.0"
+    assert first["memory_mib"] == 81559
+    assert first["driver_version"] == "550.54.15"
+    assert first["pci_bus_id"] == "00000000:18:00.0"
+    assert gpu_arch(first["name"])["sm"] == first["compute_cap"]
+
+
+def test_nvidia_smi_old_driver_reports_the_unknown_field():
+    text = read("smi_query_old_driver.txt")
+    assert p.smi_query_failed(text)
+    assert p.parse_nvidia_smi_csv(text) == []
+
+
+def test_nvidia_smi_without_compute_cap_field():
+    fields = [f for f in p.SMI_FIELDS if f != "compute_cap"]
+    gpus = p.parse_nvidia_smi_csv(read("smi_query_k80_no_cc.csv"), fields)
+    assert gpus[0]["name"] == "Tesla K80"
+    assert gpus[0]["compute_cap"] is None
+    assert gpus[0]["driver_version"] == "470.256.02"
+
+
+def test_nvidia_smi_banner_cuda_version():
+    assert p.parse_smi_cuda_version(read("smi_header_535.txt")) == "12.2"
+    assert p.parse_smi_cuda_version("") is None
+
+
+@pytest.mark.parametrize(
+    ("name", "version", "flavour"),
+    [
+        ("proc_version_proprietary.txt", "535.183.01", "proprietary"),
+        ("proc_version_open.txt", "550.54.15", "open"),
+    ],
+)
+def test_proc_driver_version(name, version, flavour):
+    assert p.parse_proc_driver_version(read(name)) == {"driver_version": version, "kernel_module": flavour}
+
+
+def test_proc_driver_version_absent():
+    assert p.parse_proc_driver_version("") == {"driver_version": None, "kernel_module": None}
+
+
+def test_nouveau_loaded():
+    text = read("proc_modules_nouveau.txt")
+    assert p.module_loaded(text, "nouveau")
+    assert not p.module_loaded(text, "nvidia")
+    assert not p.module_loaded(text, "video_nouveau")
+
+
+@pytest.mark.parametrize(
+    ("name", "state"), [("mokutil_enabled.txt", True), ("mokutil_disabled.txt", False), ("mokutil_no_efi.txt", None)]
+)
+def test_mokutil(name, state):
+    assert p.parse_mokutil_sb_state(read(name)) is state
+
+
+def test_merge_prefers_nvidia_smi_and_keeps_the_pci_id():
+    lspci = p.parse_lspci(
+        "18:00.0 3D controller [0302]: NVIDIA Corporation GH100 [H100 SXM5 80GB] [10de:2330] (rev a1)"
+    )
+    smi = p.parse_nvidia_smi_csv(read("smi_query_h100.csv"))[:1]
+    merged = p.merge(lspci, smi)
+    assert merged[0]["source"] == "nvidia-smi"
+    assert merged[0]["pci_id"] == "10de:2330"
+
+
+def test_merge_falls_back_to_lspci():
+    merged = p.merge(p.parse_lspci(read("lspci_p2_k80.txt")), [])
+    assert merged == [dict(p.parse_lspci(read("lspci_p2_k80.txt"))[0], index=0)]
