@@ -129,12 +129,23 @@ class Comm:
 class HorovodComm(Comm):
     name = "horovod"
 
-    def __init__(self, hvd, inplace, op):
+    def __init__(self, hvd, inplace, op, poll_us=0):
         self.hvd = hvd
         self.inplace = inplace
         self.op = hvd.Sum if op == "sum" else hvd.Average
+        self.poll_s = poll_us / 1e6
 
     def allreduce_(self, tensor, name):
+        if self.poll_s > 0:
+            # Horovod's synchronize() spins (sched_yield) on the handle and takes a core from the
+            # background thread doing the allreduce; polling with a sleep leaves the core to it.
+            if self.inplace:
+                handle = self.hvd.allreduce_async_(tensor, op=self.op, name=name)
+            else:
+                handle = self.hvd.allreduce_async(tensor, op=self.op, name=name)
+            while not self.hvd.poll(handle):
+                time.sleep(self.poll_s)
+            return self.hvd.synchronize(handle)
         if self.inplace:
             self.hvd.allreduce_(tensor, op=self.op, name=name)
             return tensor
@@ -319,6 +330,9 @@ def main(argv=None):  # noqa: PLR0915 - argument table and the two modes, read t
     g.add_argument("--op", choices=["sum", "average"], default="sum")
     g.add_argument("--out-of-place", dest="inplace", action="store_false",
                    help="horovod: hvd.allreduce (allocates the output) instead of hvd.allreduce_")
+    g.add_argument("--poll-us", type=float, default=0,
+                   help="horovod: wait for each allreduce by polling every N microseconds with a sleep "
+                   "instead of Horovod's spinning synchronize() (0 = synchronize)")
     g.add_argument("--master-addr", help="torch mode: rendezvous address (default: rank 0's "
                    "address on HOROVOD_GLOO_IFACE, else its hostname)")
     g.add_argument("--master-port", type=int, default=0, help="torch mode: 0 = pick a free port")
@@ -350,7 +364,7 @@ def main(argv=None):  # noqa: PLR0915 - argument table and the two modes, read t
            "started": started, "horovod": horovod.__version__, "torch": torch.__version__,
            "device": device.type, "ranks": infos,
            "env": {k: os.environ[k] for k in TUNING_ENV if k in os.environ},
-           "options": {"op": args.op, "inplace": args.inplace, "warmup": args.warmup,
+           "options": {"op": args.op, "inplace": args.inplace, "poll_us": args.poll_us, "warmup": args.warmup,
                        "iters": args.iters, "large_iters": args.large_iters,
                        "large_bytes": args.large_bytes}}
     log(rank, "mode=%s size=%d device=%s horovod=%s torch=%s" % (
@@ -358,7 +372,7 @@ def main(argv=None):  # noqa: PLR0915 - argument table and the two modes, read t
 
     if args.mode == "horovod":
         if args.allreduce:
-            raw = run_sweep(torch, HorovodComm(hvd, args.inplace, args.op), rank, size, device, args)
+            raw = run_sweep(torch, HorovodComm(hvd, args.inplace, args.op, args.poll_us), rank, size, device, args)
             gathered = hvd.allgather_object(raw, name="bench.sweep")
             doc["allreduce"] = combine_sweep(gathered, size)
             doc["library"] = "horovod"
