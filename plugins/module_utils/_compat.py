@@ -583,7 +583,8 @@ def _evaluate(  # noqa: PLR0912, PLR0915 - one readable pass over every constrai
                     patches.append(patch["name"])
                     c.reasons["horovod_patches"] = (
                         "Horovod {} builds its PyTorch extension as C++14 but {} {} needs C++{}: the '{}' build "
-                        "change ({}) is required.".format(
+                        "change ({}) compiles it with the standard the framework requires "
+                        "(framework_cxx_standard).".format(
                             hv["horovod"], label, fv, fw["cxx"], patch["name"], patch["upstream"]
                         )
                     )
