@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # Copyright: (c) 2026, gpucluster.horovod contributors
 # Apache License 2.0 (see LICENSE)
 """Generate docs/compatibility.md from the tables in data/compat/.

@@ -97,7 +97,7 @@ class CompatError(Exception):
 
 def vtuple(version: Any) -> Tuple[int, ...]:
     """``"11.8.0"`` -> ``(11, 8, 0)``; non-numeric tails are ignored (``"2.21.5-1+cuda12.4"`` -> (2, 21, 5, 1))."""
-    parts = re.findall(r"\d+", str(version).split("+")[0])
+    parts = re.findall(r"\d+", str(version).split("+", maxsplit=1)[0])
     return tuple(int(p) for p in parts)
 
 

@@ -14,8 +14,11 @@ description:
     C(/proc/modules) and C(mokutil --sb-state). Missing tools are skipped, not errors.
   - On a host without NVIDIA GPUs it returns an empty C(gpus) list and does not fail.
   - Changes nothing; safe in check mode.
-author: gpucluster.horovod contributors
+author: gpucluster.horovod contributors (@gpucluster)
 options: {}
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.facts
 attributes:
   check_mode:
     support: full
@@ -23,6 +26,8 @@ attributes:
     support: none
   facts:
     support: full
+  platform:
+    platforms: posix
 notes:
   - The preflight role feeds the result to the P(gpucluster.horovod.stack_facts#module) action.
 """

@@ -18,7 +18,7 @@ description:
     Python and Open MPI follow each host's OS; C(driver_upgrade_required) is per host.
   - Conflicts are returned as data (RV(ok) false, RV(msg), RV(conflicts)); the task itself does not fail, so the
     caller decides (the preflight role fails with the message).
-author: gpucluster.horovod contributors
+author: gpucluster.horovod contributors (@gpucluster)
 options:
   request:
     description:
@@ -33,16 +33,23 @@ options:
     elements: str
 attributes:
   action:
+    description: Runs on the controller as an action plugin; no code is sent to the hosts.
     support: full
   async:
+    description: Supports being used with the C(async) keyword.
     support: none
   check_mode:
+    description: Changes nothing, so it runs the same in check mode.
     support: full
   diff_mode:
+    description: Returns no diff.
     support: none
   facts:
+    description: Returns C(gpucluster_stack) as an C(ansible_facts) entry for the host it ran on.
     support: full
   platform:
+    description: Target OS/families that can be operated against.
+    support: N/A
     platforms: all
 notes:
   - Gather facts and run P(gpucluster.horovod.gpu_facts#module) on every host first.
