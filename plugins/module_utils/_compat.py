@@ -10,6 +10,7 @@ Entry points: :func:`resolve` (the ``compatible_stack`` filter) and the small he
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from typing import Any, Dict, List, Optional, Tuple
@@ -75,6 +76,7 @@ RESULT_KEYS = (
 )
 
 _TABLE_CACHE: Dict[str, Dict[str, Any]] = {}
+_DRIVER_CACHE: Dict[Tuple[str, int], str] = {}
 
 
 class CompatError(Exception):
@@ -97,6 +99,11 @@ class CompatError(Exception):
 
 def vtuple(version: Any) -> Tuple[int, ...]:
     """``"11.8.0"`` -> ``(11, 8, 0)``; non-numeric tails are ignored (``"2.21.5-1+cuda12.4"`` -> (2, 21, 5, 1))."""
+    return _vtuple(str(version))
+
+
+@functools.lru_cache(maxsize=4096)
+def _vtuple(version: str) -> Tuple[int, ...]:
     parts = re.findall(r"\d+", str(version).split("+", maxsplit=1)[0])
     return tuple(int(p) for p in parts)
 
@@ -250,12 +257,16 @@ def min_driver_for_cuda(cuda: Any, mode: str = "toolkit", tables: Optional[Dict[
         )
     if mode != "toolkit":
         raise CompatError(f"min_driver_for_cuda: mode '{mode}' unknown; valid: toolkit, minor_compat")
+    key = (version, id(t))
+    if key in _DRIVER_CACHE:
+        return _DRIVER_CACHE[key]
     rows = _toolkit_rows(version, t)
     if not rows:
         raise CompatError(
             f"min_driver_for_cuda: CUDA {version} unknown (cuda_driver.yml); known: {_known(known_cuda(t))}"
         )
-    return max((r["driver_min"] for r in rows), key=vtuple)
+    _DRIVER_CACHE[key] = max((r["driver_min"] for r in rows), key=vtuple)
+    return _DRIVER_CACHE[key]
 
 
 def known_cuda(tables: Optional[Dict[str, Any]] = None) -> List[str]:
@@ -470,6 +481,7 @@ class _Candidate:
         self.warnings: List[str] = []
         self.reasons: Dict[str, str] = {}
         self.result: Dict[str, Any] = {}
+        self.horovod: Optional[str] = None
 
     def conflict(self, constraint: str, source: str, message: str) -> None:
         self.conflicts.append({"constraint": constraint, "source": source, "message": message})
@@ -521,6 +533,7 @@ def _evaluate(  # noqa: PLR0912, PLR0915 - one readable pass over every constrai
     variant: Dict[str, Any],
 ) -> _Candidate:
     c = _Candidate()
+    c.horovod = hv["horovod"] if hv else None
     t = ctx.t
     label = _fw_label(ctx.framework)
     py, py_reason = python
@@ -1198,16 +1211,33 @@ def _resolve(request: Dict[str, Any], t: Dict[str, Any]) -> Tuple[Optional[Dict[
     best, tried = _search(ctx)
     if best is not None:
         return best.result, [], ctx
-    seen, out = set(), []
-    # The closest candidates (fewest conflicts, then preference order) first, then other distinct ones (bounded).
+    # The closest candidates (fewest conflicts, then preference order) first. Conflicts that differ only in
+    # version numbers are one line ("... (and N similar)"), so the message stays short.
+    if not ctx.pins["horovod"] and tried:
+        newest = [c for c in tried if c.horovod == tried[0].horovod]
+        tried = newest or tried
+    shapes: Dict[Tuple[str, str, str], Dict[str, Any]] = {}
+    out: List[Dict[str, str]] = []
     ranked = sorted(enumerate(tried), key=lambda pair: (len(pair[1].conflicts), pair[0]))
     for _index, cand in ranked:
         for conf in cand.conflicts:
-            if conf["message"] not in seen:
-                seen.add(conf["message"])
-                out.append(conf)
-        if len(out) >= 8:
-            break
+            shape = (
+                conf["constraint"],
+                re.sub(r"\d+(\.\d+)*", "#", conf["source"]),
+                re.sub(r"\d+(\.\d+)*", "#", conf["message"]),
+            )
+            if shape in shapes:
+                if conf["message"] != shapes[shape]["message"]:
+                    shapes[shape]["similar"] = shapes[shape].get("similar", 0) + 1
+                continue
+            entry = dict(conf)
+            shapes[shape] = entry
+            out.append(entry)
+    out = out[:8]
+    for entry in out:
+        similar = entry.pop("similar", 0)
+        if similar:
+            entry["message"] += f" (and {similar} similar)"
     if not tried:
         out.append(
             {
@@ -1219,7 +1249,7 @@ def _resolve(request: Dict[str, Any], t: Dict[str, Any]) -> Tuple[Optional[Dict[
     return None, out, ctx
 
 
-def resolve(request: Dict[str, Any], tables: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+def resolve(request: Dict[str, Any], tables: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:  # noqa: PLR0912 - tries each relaxation
     """Resolve a request (see the ``compatible_stack`` filter's documentation) or raise :class:`CompatError`."""
     t = tables or load_tables()
     if not isinstance(request, dict):
@@ -1247,6 +1277,33 @@ def resolve(request: Dict[str, Any], tables: Optional[Dict[str, Any]] = None) ->
             alt = None
         if alt is not None:
             alternatives.append(f"unpin {key} ({request[key]}): {summarize(alt)}")
+    tries: List[Tuple[str, Dict[str, Any]]] = []
+    if not request.get("python"):
+        tries += [
+            (f"use Python {p} (install it next to the OS's python3)", {"python": p})
+            for p in ("3.12", "3.11", "3.10", "3.9")
+            if p != ctx.os["python"]
+        ]
+    if not request.get("framework_version"):
+        tries += [(f"use framework {f}", {"framework": f}) for f in ("pytorch", "tensorflow") if f != ctx.framework]
+    if ctx.gpus and not any(request.get(k) for k in ("cuda", "framework_version")):
+        tries += [
+            (f"use OS {r['os']}", {"os": r["os"]})
+            for r in t["os"]["releases"]
+            if r["family"] == ctx.os["family"] and r["os"] != ctx.os["os"]
+        ]
+    python_found = False
+    for label, change in tries:
+        if python_found and "python" in change:
+            continue
+        try:
+            alt, _conf, _ctx = _resolve(dict(request, **change), t)
+        except CompatError:
+            alt = None
+        if alt is not None:
+            alternatives.append(f"{label}: {summarize(alt)}")
+            if "python" in change:
+                python_found = True
     what = "{} on {} with {}".format(ctx.framework, ctx.os["os"], ", ".join(g["input"] for g in ctx.gpus) or "no GPUs")
     lines = [f"compatible_stack: no compatible version set for {what}:"]
     lines.extend("  - {} [{}]".format(c["message"], c["source"]) for c in conflicts)
