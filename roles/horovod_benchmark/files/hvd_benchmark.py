@@ -170,9 +170,13 @@ class TorchComm(Comm):
         self.dist.barrier()
 
 
-def run_sweep(torch, comm, rank, size, device, args):  # noqa: PLR0917 - torch passed in, imported late
-    """Allreduce sweep; returns this rank's raw per-iteration times and checks."""
-    out = []
+def run_sweep(torch, comms, rank, size, device, args):  # noqa: PLR0917 - torch passed in, imported late
+    """Allreduce sweep over one or more libraries; per library this rank's per-iteration times and checks.
+
+    With two libraries (``--mode both``) their iterations alternate (A B, B A, A B ...) so that both
+    see the same machine load: the fair comparison on a shared or busy host.
+    """
+    out = {c.name: [] for c in comms}
     expected = size * (size + 1) / 2.0
     if args.op == "average":
         expected /= size
@@ -180,29 +184,32 @@ def run_sweep(torch, comm, rank, size, device, args):  # noqa: PLR0917 - torch p
         n = nbytes // 4
         iters = args.iters if nbytes < args.large_bytes else args.large_iters
         t = torch.empty(n, dtype=torch.float32, device=device)
-        times = []
-        ok = True
+        times = {c.name: [] for c in comms}
+        ok = {c.name: True for c in comms}
         name = "bench.allreduce.%d" % nbytes
         for i in range(args.warmup + iters):
-            t.fill_(float(rank + 1))
-            if device.type == "cuda":
-                torch.cuda.synchronize()
-            comm.barrier()
-            t0 = time.perf_counter()
-            res = comm.allreduce_(t, name)
-            if device.type == "cuda":
-                torch.cuda.synchronize()
-            dt = time.perf_counter() - t0
-            # correctness: every element must equal n(n+1)/2 exactly (Sum) or (n+1)/2 (Average)
-            if not bool(torch.all(res == expected)):
-                ok = False
-            if i >= args.warmup:
-                times.append(dt)
-        out.append({"bytes": nbytes, "elements": n, "dtype": "float32", "iters": iters,
-                    "warmup": args.warmup, "times_s": times, "correct": ok,
-                    "expected_value": expected})
-        log(rank, "%-10s %12d B  median %.6f s  %s" % (
-            comm.name, nbytes, statistics.median(times), "ok" if ok else "WRONG RESULT"))
+            for comm in (comms if i % 2 == 0 else list(reversed(comms))):
+                t.fill_(float(rank + 1))
+                if device.type == "cuda":
+                    torch.cuda.synchronize()
+                comm.barrier()
+                t0 = time.perf_counter()
+                res = comm.allreduce_(t, name)
+                if device.type == "cuda":
+                    torch.cuda.synchronize()
+                dt = time.perf_counter() - t0
+                # correctness: every element must equal n(n+1)/2 exactly (Sum) or (n+1)/2 (Average)
+                if not bool(torch.all(res == expected)):
+                    ok[comm.name] = False
+                if i >= args.warmup:
+                    times[comm.name].append(dt)
+        for comm in comms:
+            out[comm.name].append({"bytes": nbytes, "elements": n, "dtype": "float32", "iters": iters,
+                                   "warmup": args.warmup, "times_s": times[comm.name],
+                                   "correct": ok[comm.name], "expected_value": expected})
+            log(rank, "%-17s %12d B  median %.6f s  %s" % (
+                comm.name, nbytes, statistics.median(times[comm.name]),
+                "ok" if ok[comm.name] else "WRONG RESULT"))
         del t
     return out
 
@@ -309,9 +316,10 @@ def pick_device(torch, local_rank, want):
     return torch.device("cpu")
 
 
-def main(argv=None):  # noqa: PLR0915 - argument table and the two modes, read top to bottom
+def main(argv=None):  # noqa: PLR0912, PLR0915 - argument table and the modes, read top to bottom
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--mode", choices=["horovod", "torch"], default="horovod")
+    p.add_argument("--mode", choices=["horovod", "torch", "both"], default="horovod",
+                   help="both: Horovod and torch.distributed sweeps interleaved in one job (no training)")
     p.add_argument("--tag", default="run", help="label of this run, copied into the JSON")
     p.add_argument("--output", help="JSON file written by rank 0")
     p.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
@@ -344,7 +352,7 @@ def main(argv=None):  # noqa: PLR0915 - argument table and the two modes, read t
     t.add_argument("--warmup-steps", type=int, default=2)
     t.add_argument("--steps", type=int, default=10)
     args = p.parse_args(argv)
-    if args.mode == "torch":
+    if args.mode != "horovod":
         args.training = False
 
     started = datetime.datetime.now(datetime.timezone.utc).isoformat()
@@ -370,25 +378,10 @@ def main(argv=None):  # noqa: PLR0915 - argument table and the two modes, read t
     log(rank, "mode=%s size=%d device=%s horovod=%s torch=%s" % (
         args.mode, size, device.type, horovod.__version__, torch.__version__))
 
-    if args.mode == "horovod":
-        if args.allreduce:
-            raw = run_sweep(torch, HorovodComm(hvd, args.inplace, args.op, args.poll_us), rank, size, device, args)
-            gathered = hvd.allgather_object(raw, name="bench.sweep")
-            doc["allreduce"] = combine_sweep(gathered, size)
-            doc["library"] = "horovod"
-        if args.training:
-            tr = run_training(torch, hvd, rank, device, args)
-            all_tr = hvd.allgather_object(tr, name="bench.training")
-            doc["training"] = {
-                "model": tr["model"], "parameters": tr["parameters"], "device": device.type,
-                "batch_size": tr["batch_size"], "image_size": tr["image_size"], "steps": tr["steps"],
-                "per_rank_samples_per_s": [x["samples_per_s"] for x in all_tr],
-                "samples_per_s_total": sum(x["samples_per_s"] for x in all_tr),
-                "samples_per_s_per_worker": sum(x["samples_per_s"] for x in all_tr) / size,
-                "ranks_reported": len(all_tr)}
-        hvd.shutdown()
-    else:
-        import torch.distributed as dist  # noqa: PLC0415 - peer mode only
+    dist = None
+    comms = []
+    if args.mode in ("torch", "both"):
+        import torch.distributed as dist  # noqa: PLC0415 - peer modes only
 
         iface = os.environ.get("HOROVOD_GLOO_IFACE") or os.environ.get("NCCL_SOCKET_IFNAME")
         if iface:
@@ -400,17 +393,45 @@ def main(argv=None):  # noqa: PLR0915 - argument table and the two modes, read t
             rendezvous = (addr, args.master_port or free_port())
         # an explicit name: the default one derives from the object's type, which differs on rank 0
         addr, port = hvd.broadcast_object(rendezvous, root_rank=0, name="bench.rendezvous")
-        hvd.shutdown()
+        if args.mode == "torch":
+            # Horovod's background thread would keep cycling (and using CPU) during the baseline
+            hvd.shutdown()
         backend = "nccl" if device.type == "cuda" else "gloo"
         dist.init_process_group(backend, init_method="tcp://%s:%d" % (addr, port), rank=rank,
                                 world_size=size, timeout=datetime.timedelta(seconds=120))
-        doc["library"] = f"torch.distributed/{backend}"
         doc["rendezvous"] = "%s:%d" % (addr, port)
-        raw = run_sweep(torch, TorchComm(dist, args.op), rank, size, device, args)
-        gathered = [None] * size
-        dist.all_gather_object(gathered, raw)
-        doc["allreduce"] = combine_sweep(gathered, size)
+        doc["peer_library"] = "torch.distributed/%s" % backend
+    if args.mode in ("horovod", "both"):
+        comms.append(HorovodComm(hvd, args.inplace, args.op, args.poll_us))
+    if dist is not None:
+        comms.append(TorchComm(dist, args.op))
+    doc["library"] = "horovod" if args.mode != "torch" else doc["peer_library"]
+
+    if args.allreduce:
+        raw = run_sweep(torch, comms, rank, size, device, args)
+        if args.mode == "torch":
+            gathered = [None] * size
+            dist.all_gather_object(gathered, raw)
+        else:
+            gathered = hvd.allgather_object(raw, name="bench.sweep")
+        first = comms[0].name
+        doc["allreduce"] = combine_sweep([g[first] for g in gathered], size)
+        if args.mode == "both":
+            doc["peer_allreduce"] = combine_sweep([g[comms[1].name] for g in gathered], size)
+    if args.training:
+        tr = run_training(torch, hvd, rank, device, args)
+        all_tr = hvd.allgather_object(tr, name="bench.training")
+        doc["training"] = {
+            "model": tr["model"], "parameters": tr["parameters"], "device": device.type,
+            "batch_size": tr["batch_size"], "image_size": tr["image_size"], "steps": tr["steps"],
+            "per_rank_samples_per_s": [x["samples_per_s"] for x in all_tr],
+            "samples_per_s_total": sum(x["samples_per_s"] for x in all_tr),
+            "samples_per_s_per_worker": sum(x["samples_per_s"] for x in all_tr) / size,
+            "ranks_reported": len(all_tr)}
+    if dist is not None:
         dist.destroy_process_group()
+    if args.mode != "torch":
+        hvd.shutdown()
 
     doc["finished"] = datetime.datetime.now(datetime.timezone.utc).isoformat()
     if rank == 0:
