@@ -1,5 +1,5 @@
 # Copyright: (c) 2026, gpucluster.horovod contributors
-# Apache License 2.0 (see LICENSE)
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """stack_facts action: resolve the cluster stack on the controller from host facts (docs: modules/stack_facts.py)."""
 
 from __future__ import annotations

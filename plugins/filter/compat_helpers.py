@@ -1,5 +1,5 @@
 # Copyright: (c) 2026, gpucluster.horovod contributors
-# Apache License 2.0 (see LICENSE)
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Small compatibility filters for roles: min_driver_for_cuda, cuda_arch_for_gpu, cuda_cc_list, openmpi_version_ok,
 compat_table.
 

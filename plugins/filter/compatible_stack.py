@@ -1,5 +1,5 @@
 # Copyright: (c) 2026, gpucluster.horovod contributors
-# Apache License 2.0 (see LICENSE)
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """compatible_stack filter: thin entry point (docs in compatible_stack.yml; logic in module_utils/_compat.py)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 # Copyright: (c) 2026, gpucluster.horovod contributors
-# Apache License 2.0 (see LICENSE)
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Compatibility engine: resolve one mutually compatible GPU/MPI/framework/Horovod version set.
 
 Pure Python (no Ansible imports) so that it is unit-tested directly. The data lives in versioned

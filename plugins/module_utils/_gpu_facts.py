@@ -1,5 +1,5 @@
 # Copyright: (c) 2026, gpucluster.horovod contributors
-# Apache License 2.0 (see LICENSE)
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Parsers for GPU facts: lspci -nn, nvidia-smi, /proc/driver/nvidia/version, /proc/modules, mokutil.
 
 Pure functions on text so they are tested on captured outputs (tests/unit/fixtures/gpu_facts/).

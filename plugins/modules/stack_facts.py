@@ -1,6 +1,6 @@
 #!/usr/bin/python
 # Copyright: (c) 2026, gpucluster.horovod contributors
-# Apache License 2.0 (see LICENSE)
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 # Documentation stub: the work is done by the action plugin of the same name on the controller.
 
 from __future__ import annotations
