@@ -134,18 +134,24 @@ class HorovodComm(Comm):
         self.inplace = inplace
         self.op = hvd.Sum if op == "sum" else hvd.Average
         self.poll_s = poll_us / 1e6
+        self.last = {}
 
     def allreduce_(self, tensor, name):
         if self.poll_s > 0:
             # Horovod's synchronize() spins (sched_yield) on the handle and takes a core from the
             # background thread doing the allreduce; polling with a sleep leaves the core to it.
+            # The sleep adapts: 1/100 of this tensor's previous time, between 20 us and poll_us.
+            sleep_s = min(self.poll_s, max(20e-6, self.last.get(name, 0.0) / 100.0))
+            t0 = time.perf_counter()
             if self.inplace:
                 handle = self.hvd.allreduce_async_(tensor, op=self.op, name=name)
             else:
                 handle = self.hvd.allreduce_async(tensor, op=self.op, name=name)
             while not self.hvd.poll(handle):
-                time.sleep(self.poll_s)
-            return self.hvd.synchronize(handle)
+                time.sleep(sleep_s)
+            res = self.hvd.synchronize(handle)
+            self.last[name] = time.perf_counter() - t0
+            return res
         if self.inplace:
             self.hvd.allreduce_(tensor, op=self.op, name=name)
             return tensor
@@ -339,8 +345,9 @@ def main(argv=None):  # noqa: PLR0912, PLR0915 - argument table and the modes, r
     g.add_argument("--out-of-place", dest="inplace", action="store_false",
                    help="horovod: hvd.allreduce (allocates the output) instead of hvd.allreduce_")
     g.add_argument("--poll-us", type=float, default=0,
-                   help="horovod: wait for each allreduce by polling every N microseconds with a sleep "
-                   "instead of Horovod's spinning synchronize() (0 = synchronize)")
+                   help="horovod: wait for each allreduce by polling with a sleep of 1/100 of the previous "
+                   "time of that size, at most N microseconds, instead of Horovod's spinning "
+                   "synchronize() (0 = synchronize)")
     g.add_argument("--master-addr", help="torch mode: rendezvous address (default: rank 0's "
                    "address on HOROVOD_GLOO_IFACE, else its hostname)")
     g.add_argument("--master-port", type=int, default=0, help="torch mode: 0 = pick a free port")
