@@ -59,14 +59,18 @@ options:
     default: 67108864
 attributes:
   check_mode:
+    description: Can run in check mode and return changed status prediction without modifying target.
     support: full
     details: In check mode the inputs are read and nothing is written.
   diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
   platform:
+    description: Target OS/families that can be operated against.
+    support: full
     platforms: posix
 author:
-  - gpucluster.horovod contributors
+  - gpucluster.horovod contributors (@gpucluster)
 """
 
 EXAMPLES = r"""

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # Copyright: (c) 2026, gpucluster.horovod contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Horovod cluster benchmark, shipped by the gpucluster.horovod.horovod_benchmark role.
@@ -288,12 +287,12 @@ def run_training(torch, hvd, rank, device, args):
         optimizer.step()
         return loss
 
-    for _ in range(args.warmup_steps):
+    for dummy in range(args.warmup_steps):
         step()
     if device.type == "cuda":
         torch.cuda.synchronize()
     t0 = time.perf_counter()
-    for _ in range(args.steps):
+    for dummy in range(args.steps):
         loss = step()
     if device.type == "cuda":
         torch.cuda.synchronize()
