@@ -38,7 +38,7 @@ class ActionModule(ActionBase):
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
-        dummy, args = self.validate_argument_spec(argument_spec=_ARGS)
+        _spec, args = self.validate_argument_spec(argument_spec=_ARGS)
         raw_dir = args["raw_dir"]
         runs = []
         for path in sorted(glob.glob(os.path.join(raw_dir, "**", "run-*.json"), recursive=True)):

@@ -287,12 +287,12 @@ def run_training(torch, hvd, rank, device, args):
         optimizer.step()
         return loss
 
-    for dummy in range(args.warmup_steps):
+    for _step in range(args.warmup_steps):
         step()
     if device.type == "cuda":
         torch.cuda.synchronize()
     t0 = time.perf_counter()
-    for dummy in range(args.steps):
+    for _step in range(args.steps):
         loss = step()
     if device.type == "cuda":
         torch.cuda.synchronize()
