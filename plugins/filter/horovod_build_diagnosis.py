@@ -1,5 +1,5 @@
-# Copyright: gpucluster.horovod contributors
-# Apache License 2.0
+# Copyright: (c) 2026, gpucluster.horovod contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filter: likely cause of a failed Horovod build from its log."""
 
 from __future__ import annotations

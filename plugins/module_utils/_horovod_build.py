@@ -1,5 +1,5 @@
-# Copyright: gpucluster.horovod contributors
-# Apache License 2.0
+# Copyright: (c) 2026, gpucluster.horovod contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Pure logic for the horovod role: build key, ``horovodrun --check-build`` parser, build-log classifier.
 
 No Ansible imports: used by the ``horovod_build_facts`` module on the nodes, by the

@@ -1,6 +1,6 @@
 #!/usr/bin/python
-# Copyright: gpucluster.horovod contributors
-# Apache License 2.0
+# Copyright: (c) 2026, gpucluster.horovod contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Facts from ``horovodrun --check-build``."""
 
 from __future__ import annotations
