@@ -29,8 +29,7 @@ options:
     description: Return the structured diagnosis instead of the message.
     type: bool
     default: false
-author:
-  - gpucluster.horovod contributors
+author: gpucluster.horovod contributors (@gpucluster)
 """
 
 EXAMPLES = r"""

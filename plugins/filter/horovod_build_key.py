@@ -22,8 +22,7 @@ options:
     description: Number of hex digits (8..64).
     type: int
     default: 16
-author:
-  - gpucluster.horovod contributors
+author: gpucluster.horovod contributors (@gpucluster)
 """
 
 EXAMPLES = r"""

@@ -42,12 +42,18 @@ options:
     description: The framework the build is for (pytorch, tensorflow, mxnet); used with O(expect_build_env).
     type: str
     default: pytorch
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+  - ansible.builtin.action_common_attributes.facts
 attributes:
   check_mode:
     support: full
     details: Read-only; runs in check mode too.
-author:
-  - gpucluster.horovod contributors
+  diff_mode:
+    support: none
+  facts:
+    support: full
+author: gpucluster.horovod contributors (@gpucluster)
 """
 
 EXAMPLES = r"""
