@@ -53,6 +53,8 @@ attributes:
     support: none
   facts:
     support: full
+  platform:
+    platforms: posix
 author: gpucluster.horovod contributors (@gpucluster)
 """
 
