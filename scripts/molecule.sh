@@ -7,8 +7,21 @@ cd "$(dirname "$0")/.." || exit 1
 if [ $# -gt 0 ] && [ -n "$*" ]; then
     scenarios=("$@")
 else
-    mapfile -t scenarios < <(find molecule -mindepth 2 -maxdepth 2 -name molecule.yml -printf '%h\n' \
-                             | xargs -n1 basename | sort)
+    # Every scenario, in the order of the site flow (harness first; horovod_default before
+    # horovod_benchmark_default, which reuses its wheel cache). A scenario whose molecule.yml has
+    # the line `# make-test: skip` (a timing comparison, say) runs only when named.
+    order=(cluster standin_repo preflight passwordless_ssh openmpi horovod_default horovod_benchmark)
+    mapfile -t found < <(find molecule -mindepth 2 -maxdepth 2 -name molecule.yml -printf '%h\n' \
+                         | xargs -n1 basename | sort)
+    scenarios=()
+    for prefix in "${order[@]}" ""; do
+        for s in "${found[@]}"; do
+            [[ $s == "$prefix"* ]] || continue
+            [[ " ${scenarios[*]} " == *" $s "* ]] && continue
+            grep -qx '# make-test: skip' "molecule/$s/molecule.yml" && continue
+            scenarios+=("$s")
+        done
+    done
 fi
 
 passed=0; failed=0; failed_names=()
