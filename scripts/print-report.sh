@@ -13,5 +13,5 @@ if [ -z "$report" ]; then
 fi
 echo "benchmark report: $PWD/$report"
 echo "results and plots: $PWD/$(dirname "$report")/"
-# The summary section of the report, up to the next heading.
-awk '/^## Summary/{on=1; print; next} on && /^## /{exit} on' "$report"
+# The report's headline: its title and summary bullets, up to the first section heading.
+awk '/^## /{exit} {print}' "$report"
