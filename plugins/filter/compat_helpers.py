@@ -1,7 +1,7 @@
 # Copyright: (c) 2026, gpucluster.horovod contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Small compatibility filters for roles: min_driver_for_cuda, cuda_arch_for_gpu, cuda_cc_list, openmpi_version_ok,
-compat_table.
+openmpi_version_problem, compat_table.
 
 Documented in the matching <name>.yml files; the logic is in module_utils/_compat.py.
 """
@@ -62,6 +62,11 @@ def openmpi_version_ok(version):
     return _compat.openmpi_version_ok(version)
 
 
+def openmpi_version_problem(version):
+    """Why Horovod must not use this Open MPI version, or an empty string when it can."""
+    return _compat.openmpi_problem(version) or ""
+
+
 class FilterModule:
     """gpucluster.horovod compatibility helper filters."""
 
@@ -71,5 +76,6 @@ class FilterModule:
             "cuda_arch_for_gpu": cuda_arch_for_gpu,
             "cuda_cc_list": cuda_cc_list,
             "openmpi_version_ok": openmpi_version_ok,
+            "openmpi_version_problem": openmpi_version_problem,
             "compat_table": compat_table,
         }

@@ -16,6 +16,7 @@ def test_filter_is_registered():
         "cuda_arch_for_gpu",
         "cuda_cc_list",
         "openmpi_version_ok",
+        "openmpi_version_problem",
         "compat_table",
     }
 
@@ -44,6 +45,11 @@ def test_helpers():
     assert compat_helpers.cuda_cc_list(["H100", "A100", "8.0"]) == "80,90"
     assert compat_helpers.openmpi_version_ok("3.1.3") is False
     assert compat_helpers.openmpi_version_ok("4.1.4") is True
+    assert compat_helpers.openmpi_version_problem("4.1.4") == ""
+    assert compat_helpers.openmpi_version_problem("3.1.3").startswith("Open MPI 3.1.3 is known bad: ")
+    assert "use 3.1.2 or >= 4.0.0" in compat_helpers.openmpi_version_problem("3.1.3")
+    assert "older than 3.0.0" in compat_helpers.openmpi_version_problem("2.1.1")
+    assert compat_helpers.openmpi_version_problem("four") == "'four' is not an Open MPI version"
     with pytest.raises(AnsibleFilterError, match="cuda_arch_for_gpu: GPU 'Voodoo2' is unknown"):
         compat_helpers.cuda_arch_for_gpu("Voodoo2")
     with pytest.raises(AnsibleFilterError, match=r"min_driver_for_cuda: CUDA 99\.0 unknown"):
