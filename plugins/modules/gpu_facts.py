@@ -19,15 +19,7 @@ options: {}
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.facts
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
-  facts:
-    support: full
-  platform:
-    platforms: posix
+  - gpucluster.horovod.facts
 notes:
   - The preflight role feeds the result to the P(gpucluster.horovod.stack_facts#module) action.
 """

@@ -45,16 +45,11 @@ options:
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.facts
+  - gpucluster.horovod.facts
 attributes:
   check_mode:
     support: full
     details: Read-only; runs in check mode too.
-  diff_mode:
-    support: none
-  facts:
-    support: full
-  platform:
-    platforms: posix
 author: gpucluster.horovod contributors (@gpucluster)
 """
 
