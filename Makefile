@@ -48,6 +48,7 @@ lint: venv host
 	shellcheck scripts/*.sh images/*.sh tests/standin_repo/*.sh .ci/run
 	ansible-lint
 	ruff check .
+	antsibull-changelog lint
 
 unit: venv
 	pytest tests/unit -q
