@@ -1,0 +1,43 @@
+"""horovodrun filters: names in errors, hostvars read as Ansible passes them, and the FilterModule map."""
+
+from __future__ import annotations
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.gpucluster.horovod.plugins.filter import horovodrun as f
+
+
+class _HostVars(dict):
+    """Stands in for Ansible's HostVars: a mapping of host name to a mapping of variables."""
+
+
+def test_filters_are_registered():
+    assert set(f.FilterModule().filters()) == {
+        "horovodrun_hosts",
+        "horovodrun_worker_counts",
+        "horovodrun_hosts_arg",
+        "horovodrun_argv",
+    }
+
+
+def test_hosts_reads_only_the_published_facts():
+    hv = _HostVars(
+        n1={"ansible_facts": {"hostname": "n1"}, "gpucluster_gpu": {"gpu_count": 4}, "secret": "x"},
+        n2={"ansible_facts": {"hostname": "n2"}, "horovod_slots": 2},
+    )
+    hosts = f.horovodrun_hosts(["n1", "n2"], "n2", hv)
+    assert [(h["name"], h["slots"]) for h in hosts] == [("n2", 2), ("n1", 4)]
+
+
+def test_errors_carry_the_filter_name():
+    with pytest.raises(AnsibleFilterError, match=r"^horovodrun_hosts: ghost is not a host of the inventory"):
+        f.horovodrun_hosts(["ghost"], "ghost", _HostVars())
+    with pytest.raises(AnsibleFilterError, match=r"^horovodrun_hosts_arg: 3 workers do not fit the 1 slots"):
+        f.horovodrun_hosts_arg([{"address": "a", "slots": 1}], 3)
+
+
+def test_argv_passes_options():
+    argv = f.horovodrun_argv([{"address": "a", "slots": 1}], 1, "hr", ["p"], ssh_port=2222, controller="mpi")
+    assert argv[argv.index("-p") + 1] == "2222"
+    assert "--mpi" in argv

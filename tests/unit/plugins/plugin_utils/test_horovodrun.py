@@ -1,0 +1,145 @@
+"""horovodrun host list and argv (plugin_utils/_horovodrun.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils import _horovodrun as hr
+
+
+def _node(address, hostname, gpus=None, slots=None, iface_address=None):
+    hv = {
+        "ansible_facts": {
+            "hostname": hostname,
+            "default_ipv4": {"address": address, "interface": "eth0"},
+            "processor_vcpus": 2,
+            "memtotal_mb": 4096,
+            "distribution": "Debian",
+            "distribution_version": "12.8",
+        }
+    }
+    if gpus is not None:
+        hv["gpucluster_gpu"] = {"gpu_count": gpus, "gpus": []}
+    if slots is not None:
+        hv["horovod_slots"] = slots
+    if iface_address:
+        hv["gpucluster_interconnect"] = {"interface": "ib0", "address": iface_address, "cidr": "10.9.0.0/24"}
+    return hv
+
+
+HOSTVARS = {
+    "a": _node("10.0.0.1", "n1"),
+    "b": _node("10.0.0.2", "n2", gpus=8),
+    "c": _node("10.0.0.3", "n3", gpus=0, slots="3"),
+}
+
+
+def test_gpu_count_sets_the_slots():
+    # The old Jinja read hostvars[h]['gpucluster_gpu_count'], which nothing sets: 8 GPUs gave 1 slot.
+    hosts = hr.cluster_hosts(["a", "b", "c"], "a", HOSTVARS, default_slots=1)
+    assert [(h["name"], h["slots"]) for h in hosts] == [("a", 1), ("b", 8), ("c", 3)]
+
+
+def test_explicit_slots_win_over_gpus():
+    hv = {"x": _node("10.0.0.9", "x", gpus=8, slots=2)}
+    assert hr.cluster_hosts(["x"], "x", hv)[0]["slots"] == 2
+
+
+def test_launcher_first_then_inventory_order():
+    hosts = hr.cluster_hosts(["a", "b", "c"], "c", HOSTVARS)
+    assert [h["name"] for h in hosts] == ["c", "a", "b"]
+
+
+def test_launcher_outside_the_nodes_keeps_the_order():
+    assert hr.launch_order(["a", "b"], "ctl") == ["a", "b"]
+
+
+def test_interconnect_address_wins_over_default_route():
+    hv = {"a": _node("172.17.0.2", "n1", iface_address="10.9.0.1")}
+    host = hr.cluster_hosts(["a"], "a", hv)[0]
+    assert host["address"] == "10.9.0.1"
+    assert host["hostname"] == "n1"
+    assert host["os"] == "Debian 12.8"
+
+
+def test_address_falls_back_to_the_name():
+    assert hr.cluster_hosts(["bare"], "bare", {"bare": {}})[0]["address"] == "bare"
+
+
+def test_unknown_host_is_named():
+    with pytest.raises(hr.HorovodrunError, match="ghost is not a host of the inventory"):
+        hr.cluster_hosts(["a", "ghost"], "a", HOSTVARS)
+
+
+@pytest.mark.parametrize("bad", [0, -1, "two", ""])
+def test_bad_default_slots(bad):
+    with pytest.raises(hr.HorovodrunError, match="whole number >= 1"):
+        hr.host_slots("a", {}, bad)
+
+
+@pytest.mark.parametrize(
+    ("slots", "expected"),
+    [([1], [1]), ([1, 1, 1], [1, 2, 3]), ([2, 2, 2], [1, 2, 4, 6]), ([8, 8], [1, 2, 4, 8, 16])],
+)
+def test_worker_ladder(slots, expected):
+    hosts = [{"name": str(i), "slots": s} for i, s in enumerate(slots)]
+    assert hr.worker_counts(hosts) == expected
+
+
+def test_requested_worker_counts_are_checked():
+    hosts = [{"name": "a", "slots": 1}, {"name": "b", "slots": 1}]
+    assert hr.worker_counts(hosts, ["2", 1]) == [2, 1]
+    with pytest.raises(hr.HorovodrunError, match=r"\[3\] exceed the 2 slots of the cluster \(a:1, b:1\)"):
+        hr.worker_counts(hosts, [1, 3])
+    with pytest.raises(hr.HorovodrunError, match="whole number >= 1, got 0"):
+        hr.worker_counts(hosts, [0])
+
+
+HOSTS = [
+    {"name": "a", "address": "10.0.0.1", "slots": 2},
+    {"name": "b", "address": "10.0.0.2", "slots": 2},
+    {"name": "c", "address": "10.0.0.3", "slots": 1},
+]
+
+
+@pytest.mark.parametrize(
+    ("workers", "expected"),
+    [(1, "10.0.0.1:1"), (2, "10.0.0.1:2"), (3, "10.0.0.1:2,10.0.0.2:1"), (5, "10.0.0.1:2,10.0.0.2:2,10.0.0.3:1")],
+)
+def test_hosts_arg_fills_in_order(workers, expected):
+    assert hr.hosts_arg(HOSTS, workers) == expected
+
+
+def test_hosts_arg_refuses_more_workers_than_slots():
+    with pytest.raises(hr.HorovodrunError, match="6 workers do not fit the 5 slots"):
+        hr.hosts_arg(HOSTS, 6)
+
+
+def test_argv_of_a_remote_job():
+    argv = hr.launch_argv(
+        HOSTS, 3, horovodrun="/v/bin/horovodrun", program=["/v/bin/python", "b.py", "--iters", 20],
+        ssh_port="9435", start_timeout=60, run_timeout=900, network_interface="eth0",
+    )
+    assert argv == [
+        "timeout", "--kill-after=15", "900", "/v/bin/horovodrun", "-np", "3", "-H", "10.0.0.1:2,10.0.0.2:1",
+        "-p", "9435", "--gloo", "--start-timeout", "60", "--network-interface", "eth0",
+        "/v/bin/python", "b.py", "--iters", "20",
+    ]  # fmt: skip
+
+
+def test_argv_of_a_job_on_the_launcher_alone_has_no_interface():
+    # horovodrun insists on the interface with 127.0.0.1 for a local job and refuses --network-interface.
+    argv = hr.launch_argv(HOSTS, 2, horovodrun="hr", program=["p"], network_interface="eth0")
+    assert "--network-interface" not in argv
+    assert argv[argv.index("-H") + 1] == "10.0.0.1:2"
+
+
+def test_argv_when_the_launcher_is_not_a_node():
+    argv = hr.launch_argv(HOSTS, 1, horovodrun="hr", program=["p"], network_interface="eth0", launcher_is_node=False)
+    assert argv[-3:] == ["--network-interface", "eth0", "p"]
+
+
+def test_argv_mpi_controller_and_bad_controller():
+    assert "--mpi" in hr.launch_argv(HOSTS, 1, horovodrun="hr", program=["p"], controller="mpi")
+    with pytest.raises(hr.HorovodrunError, match="gloo or mpi, got 'nccl'"):
+        hr.launch_argv(HOSTS, 1, horovodrun="hr", program=["p"], controller="nccl")
