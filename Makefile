@@ -48,14 +48,17 @@ lint: venv host
 	shellcheck scripts/*.sh images/*.sh tests/standin_repo/*.sh .ci/run
 	ansible-lint
 	ruff check .
+	ruff format --check .
 	antsibull-changelog lint
 
 unit: venv
 	pytest tests/unit -q
 	@if [ -f tools/gen_compat_docs.py ]; then python tools/gen_compat_docs.py --check; fi
+	python tools/gen_role_docs.py --check
 
 docs: venv
 	@if [ -f tools/gen_compat_docs.py ]; then python tools/gen_compat_docs.py; fi
+	python tools/gen_role_docs.py
 
 sanity: venv host
 	scripts/sanity.sh

@@ -7,6 +7,11 @@ mkdir -p build
 rm -f build/gpucluster-horovod-*.tar.gz
 ansible-galaxy collection build --force --output-path build .
 tarball=$PWD/$(ls build/gpucluster-horovod-*.tar.gz)
+# Development files stay out of the artifact (galaxy.yml build_ignore).
+if tar tzf "$tarball" | grep -E '^(molecule|tests|scripts|tools|images|\.cache|\.venv)/' | head -n 5 | grep .; then
+    echo "the artifact ships development files (above); add them to build_ignore in galaxy.yml" >&2
+    exit 1
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 touch "$tmp/empty.cfg"

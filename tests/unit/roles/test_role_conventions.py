@@ -1,9 +1,13 @@
 """Conventions every public role keeps (CONTRIBUTING.md), checked on the real files.
 
 - every public variable in defaults/main.yml is in meta/argument_specs.yml and the other way
-  round, each with a type and a description;
+  round, each with a type and a description, and the default in the spec is the default in
+  defaults/main.yml (the spec is what ansible-doc and the README show);
 - the role README names every variable;
-- tasks/main.yml exists and the role has a molecule scenario named after it.
+- tasks/main.yml exists and the role has a molecule scenario named after it;
+- private names carry one prefix: constants in vars/ are ``_<role>_*``; what tasks register, set
+  as facts or set as task vars at run time is ``__<role>_*`` (collection-wide facts: ``gpucluster_*``);
+- every role, the internal ``_common`` included, has an argument spec for each entry point.
 """
 
 from __future__ import annotations
@@ -15,6 +19,12 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[3]
 ROLES = sorted(p for p in (ROOT / "roles").iterdir() if p.is_dir() and not p.name.startswith("_"))
+ALL_ROLES = sorted(p for p in (ROOT / "roles").iterdir() if p.is_dir())
+
+
+def _prefix(role: Path) -> str:
+    """Public prefix: ``openmpi_``; the internal ``_common`` role's inputs are ``common_``."""
+    return role.name.lstrip("_") + "_"
 
 
 def _load(path: Path) -> dict:
@@ -30,7 +40,7 @@ def _spec_options(role: Path) -> dict:
     return options
 
 
-@pytest.mark.parametrize("role", ROLES, ids=lambda p: p.name)
+@pytest.mark.parametrize("role", ALL_ROLES, ids=lambda p: p.name)
 def test_defaults_and_argument_specs_agree(role: Path) -> None:
     defaults = _load(role / "defaults" / "main.yml") if (role / "defaults" / "main.yml").exists() else {}
     options = _spec_options(role)
@@ -39,7 +49,69 @@ def test_defaults_and_argument_specs_agree(role: Path) -> None:
         f"{role.name}: argument_specs options without a default in defaults/main.yml"
     )
     for name in defaults:
-        assert name.startswith(f"{role.name}_"), f"{role.name}: public variable {name} lacks the role prefix"
+        assert name.startswith(_prefix(role)), f"{role.name}: public variable {name} lacks the role prefix"
+
+
+@pytest.mark.parametrize("role", ALL_ROLES, ids=lambda p: p.name)
+def test_argument_spec_defaults_equal_defaults_main(role: Path) -> None:
+    defaults = _load(role / "defaults" / "main.yml") if (role / "defaults" / "main.yml").exists() else {}
+    differ = {
+        name: (option.get("default", "<no default>"), defaults[name])
+        for name, option in _spec_options(role).items()
+        if name in defaults and option.get("default", "<no default>") != defaults[name]
+    }
+    assert differ == {}, f"{role.name}: argument_specs default != defaults/main.yml: {differ}"
+
+
+def _runtime_names(node, found: list) -> None:
+    """Names a task list creates at run time: register, set_fact keys, task/block vars."""
+    if isinstance(node, dict):
+        if isinstance(node.get("register"), str):
+            found.append(node["register"])
+        set_fact = node.get("ansible.builtin.set_fact")
+        if isinstance(set_fact, dict):
+            found.extend(k for k in set_fact if k != "cacheable")
+        if isinstance(node.get("vars"), dict) and any(k in node for k in ("name", "block")):
+            found.extend(node["vars"])
+        for value in node.values():
+            _runtime_names(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            _runtime_names(value, found)
+
+
+@pytest.mark.parametrize("role", ALL_ROLES, ids=lambda p: p.name)
+def test_private_names_use_one_prefix(role: Path) -> None:
+    short = role.name.lstrip("_")
+    found: list = []
+    for path in sorted((role / "tasks").glob("*.yml")) + sorted((role / "handlers").glob("*.yml")):
+        _runtime_names(_load_list(path), found)
+    # Inputs handed to _common's entry points are that role's public inputs; a fact with the role's
+    # public prefix is an output the README lists under its published facts (never an input).
+    readme = (role / "README.md").read_text(encoding="utf-8")
+    defaults = _load(role / "defaults" / "main.yml") if (role / "defaults" / "main.yml").exists() else {}
+    bad = sorted(
+        n
+        for n in set(found)
+        if not n.startswith((f"__{short}_", "gpucluster_", "common_"))
+        and not (n.startswith(f"{short}_") and n in readme and n not in defaults)
+    )
+    assert bad == [], f"{role.name}: run-time names without the __{short}_ prefix: {bad}"
+    for path in sorted((role / "vars").glob("*.yml")):
+        constants = [n for n in _load(path) if not n.startswith(f"_{short}_")]
+        assert constants == [], f"{role.name}: {path.name} constants without the _{short}_ prefix: {constants}"
+
+
+def _load_list(path: Path):
+    with path.open(encoding="utf-8") as handle:
+        return yaml.safe_load(handle) or []
+
+
+def test_internal_role_has_a_spec_per_entry_point() -> None:
+    common = ROOT / "roles" / "_common"
+    specs = _load(common / "meta" / "argument_specs.yml")["argument_specs"]
+    entry_points = {p.stem for p in (common / "tasks").glob("*.yml")}
+    assert sorted(entry_points - set(specs)) == [], "_common: task files without an argument spec entry point"
 
 
 @pytest.mark.parametrize("role", ROLES, ids=lambda p: p.name)
