@@ -1,4 +1,5 @@
-#!/usr/bin/env python3
+# Copyright: (c) 2026, gpucluster.horovod contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Write each public role's README variables table from its meta/argument_specs.yml.
 
 The table sits between the markers

@@ -97,7 +97,7 @@ def test_ansible_cfg_plugins_are_declared() -> None:
     cfg.read(ROOT / "ansible.cfg")
     used = set()
     for section in cfg.sections():
-        for _, value in cfg.items(section):
+        for _key, value in cfg.items(section):
             used.update(m.group(1) for m in re.finditer(FQCN, value))
     assert sorted(used - ALLOWED) == []
 
