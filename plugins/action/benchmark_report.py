@@ -11,7 +11,7 @@ from ansible.errors import AnsibleActionFail
 from ansible.module_utils.common.text.converters import to_native
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.gpucluster.horovod.plugins.module_utils._benchmark import (
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils._benchmark import (
     BenchmarkError,
     combine,
     summary_table,

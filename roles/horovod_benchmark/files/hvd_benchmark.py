@@ -15,7 +15,7 @@ Launched with ``horovodrun`` (Gloo or MPI controller).  Two modes:
 
 Rank 0 gathers every rank's figures with allgather_object and writes one JSON
 document (``--output``); the controller-side combiner
-(plugins/module_utils/_benchmark.py) turns the documents of every run into the
+(plugins/plugin_utils/_benchmark.py) turns the documents of every run into the
 report.  Every part can be switched off (``--no-allreduce``, ``--no-training``).
 """
 # ruff: noqa: UP031 - printf-style widths keep the log lines aligned

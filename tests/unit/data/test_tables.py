@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ansible_collections.gpucluster.horovod.plugins.module_utils._compat import (
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.compat import (
     TABLE_NAMES,
     gpu_arch,
     known_cuda,

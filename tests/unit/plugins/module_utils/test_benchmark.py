@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ansible_collections.gpucluster.horovod.plugins.module_utils import _benchmark as b
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils import _benchmark as b
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "benchmark"
 MIB = 1024 * 1024
