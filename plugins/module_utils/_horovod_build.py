@@ -32,6 +32,7 @@ BUILD_KEY_FIELDS = (
     "horovod",
     "patches",
     "build_env",
+    "host_gcc",
 )
 
 

@@ -205,6 +205,7 @@ def test_build_key_ignores_order_and_empty_spellings():
         ("horovod", "0.28.0"),
         ("patches", []),
         ("build_env", {"HOROVOD_WITH_PYTORCH": "1", "HOROVOD_GPU_OPERATIONS": "NCCL"}),
+        ("host_gcc", "11"),
     ],
 )
 def test_build_key_changes_with_every_input(field, value):
