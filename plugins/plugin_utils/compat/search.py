@@ -123,8 +123,8 @@ def global_conflicts(ctx: Context) -> List[Dict[str, str]]:
                 {
                     "constraint": "driver_branch",
                     "source": "GPU {} ({})".format(g["input"], g["arch"]),
-                    "message": "pinned driver_branch {} is newer than R{}, the last branch supporting GPU {} "
-                    "({}); use driver_branch {}".format(bpin, last, g["input"], g["arch"], last),
+                    "message": f"pinned driver_branch {bpin} is newer than R{last}, the last branch supporting "
+                    f"GPU {g['input']} ({g['arch']}); use driver_branch {last}",
                 }
             )
     if ctx.driver:
