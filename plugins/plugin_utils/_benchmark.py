@@ -205,19 +205,7 @@ def _every_rank(run: Dict[str, Any]) -> bool:
     return ok
 
 
-def combine(  # noqa: PLR0912, PLR0915, PLR0917 - one pass that builds every section of the document
-    runs: Sequence[Dict[str, Any]], link: Optional[Dict[str, Any]] = None,
-            inputs: Optional[Dict[str, Any]] = None, tuning: Optional[Dict[str, Any]] = None,
-            stack: Optional[Dict[str, Any]] = None, hosts: Optional[Sequence[Dict[str, Any]]] = None,
-            run_id: str = "", generated_at: str = "",
-            large_bytes: int = LARGE_MESSAGE_BYTES) -> Dict[str, Any]:
-    """Build the schema_version 1 document from program documents and iperf3 results.
-
-    ``runs`` items are program documents, or ``{"source": path, "doc": document}``.
-    ``link`` maps a host name to its ``iperf3 -J`` output (str or dict).
-    """
-    if not runs:
-        raise BenchmarkError("no benchmark results to combine (did every horovodrun fail?)")
+def _normalize_runs(runs: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
     norm = []
     for item in runs:
         if "doc" in item and "mode" not in item:
@@ -225,7 +213,11 @@ def combine(  # noqa: PLR0912, PLR0915, PLR0917 - one pass that builds every sec
         else:
             norm.append(normalize_run(item))
     norm.sort(key=lambda r: (r["mode"], r["workers"], r["tag"]))
+    return norm
 
+
+def _allreduce_pair(norm: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """The worker count both Horovod and the peer library ran at (else Horovod's largest), and their rows."""
     hvd_ar = [r for r in norm if r["mode"] == "horovod" and r["allreduce"]]
     peer_ar = [r for r in norm if r["mode"] == "torch" and r["allreduce"]]
     common = sorted({r["workers"] for r in hvd_ar} & {r["workers"] for r in peer_ar})
@@ -235,23 +227,31 @@ def combine(  # noqa: PLR0912, PLR0915, PLR0917 - one pass that builds every sec
         wmax = max(r["workers"] for r in hvd_ar)
     else:
         wmax = max(r["workers"] for r in norm)
-    hvd_rows = next((r["allreduce"] for r in reversed(hvd_ar) if r["workers"] == wmax), [])
-    peer_rows = next((r["allreduce"] for r in reversed(peer_ar) if r["workers"] == wmax), [])
+    return {
+        "workers": wmax,
+        "horovod": next((r["allreduce"] for r in reversed(hvd_ar) if r["workers"] == wmax), []),
+        "peer": next((r["allreduce"] for r in reversed(peer_ar) if r["workers"] == wmax), []),
+        "peer_library": next((r["library"] for r in peer_ar if r["workers"] == wmax), None),
+    }
 
+
+def _links(link: Optional[Dict[str, Any]]) -> List[Dict[str, Any]]:
     links = []
     for host, data in sorted((link or {}).items()):
         bps = parse_iperf3(data, host)
         links.append({"host": host, "bits_per_second": bps, "bytes_per_second": bps / 8.0})
-    link_bps = min((x["bytes_per_second"] for x in links), default=None)
+    return links
 
-    peer_by = {r["bytes"]: r for r in peer_rows}
+
+def _comparison(pair: Dict[str, Any], link_bps: Optional[float]) -> List[Dict[str, Any]]:
+    peer_by = {r["bytes"]: r for r in pair["peer"]}
     comparison = []
-    for row in hvd_rows:
+    for row in pair["horovod"]:
         peer = peer_by.get(row["bytes"])
         ratio = None
         if peer and peer["busbw_Bps"] > 0:
             ratio = row["busbw_Bps"] / peer["busbw_Bps"]
-        elif peer and peer["time_median_s"] > 0 and wmax == 1:
+        elif peer and peer["time_median_s"] > 0 and pair["workers"] == 1:
             ratio = peer["time_median_s"] / row["time_median_s"]
         comparison.append({
             "bytes": row["bytes"], "horovod_busbw_Bps": row["busbw_Bps"],
@@ -261,13 +261,10 @@ def combine(  # noqa: PLR0912, PLR0915, PLR0917 - one pass that builds every sec
             "horovod_link_fraction": (row["busbw_Bps"] / link_bps) if link_bps else None,
             "peer_link_fraction": (peer["busbw_Bps"] / link_bps) if (peer and link_bps) else None,
         })
-    large = [c for c in comparison if c["bytes"] >= large_bytes and c["ratio"] is not None]
-    large_measured = bool(large)
-    if not large:
-        with_ratio = [c for c in comparison if c["ratio"] is not None]
-        large = with_ratio[-1:]
-    ratio_large = min((c["ratio"] for c in large), default=None)
+    return comparison
 
+
+def _scaling(norm: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
     train = {}
     for r in norm:
         if r["mode"] == "horovod" and r.get("training"):
@@ -283,25 +280,55 @@ def combine(  # noqa: PLR0912, PLR0915, PLR0917 - one pass that builds every sec
                         "samples_per_s_total": float(tr["samples_per_s_total"]),
                         "samples_per_s_per_worker": float(tr["samples_per_s_per_worker"]),
                         "efficiency": eff})
+    return scaling
 
-    every = all(_every_rank(r) for r in norm)
-    correct = all(row["correct"] for r in norm for row in r["allreduce"])
-    devices = sorted({r["device"] for r in norm})
-    eff_max = scaling[-1]["efficiency"] if scaling else None
-    summary = {
-        "every_rank_reported": every, "correct": correct, "device": ",".join(devices),
-        "workers_max": wmax, "ratio_large": ratio_large, "ratio_large_measured_at_64MiB": large_measured,
+
+def _summary(norm: List[Dict[str, Any]], comparison: List[Dict[str, Any]], scaling: List[Dict[str, Any]], *,
+             workers: int, link_bps: Optional[float], large_bytes: int) -> Dict[str, Any]:
+    large = [c for c in comparison if c["bytes"] >= large_bytes and c["ratio"] is not None]
+    large_measured = bool(large)
+    if not large:
+        with_ratio = [c for c in comparison if c["ratio"] is not None]
+        large = with_ratio[-1:]
+    return {
+        "every_rank_reported": all(_every_rank(r) for r in norm),
+        "correct": all(row["correct"] for r in norm for row in r["allreduce"]),
+        "device": ",".join(sorted({r["device"] for r in norm})),
+        "workers_max": workers, "ratio_large": min((c["ratio"] for c in large), default=None),
+        "ratio_large_measured_at_64MiB": large_measured,
         "ratio_large_bytes": [c["bytes"] for c in large],
-        "efficiency_max_workers": eff_max, "link_Bps": link_bps,
+        "efficiency_max_workers": scaling[-1]["efficiency"] if scaling else None, "link_Bps": link_bps,
         "runs": len(norm),
     }
+
+
+def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the action plugin and tests
+    runs: Sequence[Dict[str, Any]], link: Optional[Dict[str, Any]] = None,
+            inputs: Optional[Dict[str, Any]] = None, tuning: Optional[Dict[str, Any]] = None,
+            stack: Optional[Dict[str, Any]] = None, hosts: Optional[Sequence[Dict[str, Any]]] = None,
+            run_id: str = "", generated_at: str = "",
+            large_bytes: int = LARGE_MESSAGE_BYTES) -> Dict[str, Any]:
+    """Build the schema_version 1 document from program documents and iperf3 results.
+
+    ``runs`` items are program documents, or ``{"source": path, "doc": document}``.
+    ``link`` maps a host name to its ``iperf3 -J`` output (str or dict).
+    """
+    if not runs:
+        raise BenchmarkError("no benchmark results to combine (did every horovodrun fail?)")
+    norm = _normalize_runs(runs)
+    pair = _allreduce_pair(norm)
+    links = _links(link)
+    link_bps = min((x["bytes_per_second"] for x in links), default=None)
+    comparison = _comparison(pair, link_bps)
+    scaling = _scaling(norm)
     doc = {
         "schema_version": SCHEMA_VERSION, "run_id": run_id, "generated_at": generated_at,
         "inputs": dict(inputs or {}), "tuning": dict(tuning or {}), "stack": dict(stack or {}),
         "hosts": [dict(h) for h in (hosts or [])], "runs": norm,
-        "allreduce": {"workers": wmax, "horovod": hvd_rows, "peer": peer_rows,
-                      "peer_library": next((r["library"] for r in peer_ar if r["workers"] == wmax), None)},
-        "scaling": scaling, "link": links, "comparison": comparison, "summary": summary,
+        "allreduce": pair,
+        "scaling": scaling, "link": links, "comparison": comparison,
+        "summary": _summary(norm, comparison, scaling, workers=pair["workers"], link_bps=link_bps,
+                            large_bytes=large_bytes),
     }
     errs = schema_errors(doc)
     if errs:

@@ -118,7 +118,7 @@ def pick(ctx: Context, c: Candidate, cuda: Optional[str]) -> Toolchain:
         return chosen
     chosen = _compiler(ctx, max(fitting))
     c.reasons["host_gcc"] = (
-        "nvcc of CUDA {} accepts host {} but {}'s default GCC is {}: {} (from the OS archive) builds Horovod "
+        "nvcc of CUDA {} accepts host {} but {}'s default GCC is {}: {} (from the OS archive) build Horovod "
         "and its CUDA kernels (CC, CXX, CUDAHOSTCXX, NVCC_CCBIN in horovod_build_env).".format(
             cuda_mm, _range(row), name, default, " and ".join(chosen["packages"])
         )
