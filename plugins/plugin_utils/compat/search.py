@@ -25,8 +25,8 @@ def _gpu_side(ctx: Context, c: Candidate, fw, hv, variant) -> Dict[str, Any]:
         for key in ("cuda", "cudnn", "nccl", "driver_min", "driver_branch", "kernel_module"):
             c.reasons[key] = "no GPUs in the cluster: nothing to install."
         c.reasons["driver_upgrade_required"] = "no GPUs in the cluster."
-        return {"cuda": None, "cudnn": None, "nccl": None, "driver_min": None, "driver_branch": None,
-                "driver_upgrade_required": False, "kernel_module": None}  # fmt: skip
+        none = dict.fromkeys(("cuda", "cudnn", "nccl", "driver_min", "driver_branch", "kernel_module"))
+        return {**none, "driver_upgrade_required": False}
     cuda = cuda_pick.pick(ctx, c, fw, hv, variant)
     driver_min, branch, upgrade = driver.pick(ctx, c, cuda)
     kernel = driver.kernel_module(ctx, c, branch)
