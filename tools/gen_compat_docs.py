@@ -1,5 +1,5 @@
 # Copyright: (c) 2026, gpucluster.horovod contributors
-# Apache License 2.0 (see LICENSE)
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Generate docs/compatibility.md from the tables in data/compat/.
 
 python tools/gen_compat_docs.py           write docs/compatibility.md
@@ -19,7 +19,19 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data" / "compat"
 OUT = ROOT / "docs" / "compatibility.md"
-ORDER = ["os", "cuda_driver", "gpu_arch", "cudnn", "nccl", "pytorch", "tensorflow", "mxnet", "horovod", "openmpi"]
+ORDER = [
+    "os",
+    "host_compiler",
+    "cuda_driver",
+    "gpu_arch",
+    "cudnn",
+    "nccl",
+    "pytorch",
+    "tensorflow",
+    "mxnet",
+    "horovod",
+    "openmpi",
+]
 
 
 def cell(value: Any) -> str:
@@ -87,6 +99,8 @@ def render(tables: Dict[str, Dict[str, Any]]) -> str:
             "python",
             "python_available",
             "openmpi",
+            "gcc_default",
+            "gcc_available",
             "cuda_repo",
             "distro_cuda",
             "distro_driver",
@@ -94,6 +108,11 @@ def render(tables: Dict[str, Dict[str, Any]]) -> str:
             "note",
         ],
     )
+    lines += header("host_compiler", t["host_compiler"]["meta"], "Host compiler (GCC) per CUDA release")
+    lines += table(t["host_compiler"]["cuda"], ["cuda", "gcc_min", "gcc_max", "confidence", "note"])
+    lines += ["Another GCC per OS family (`{major}` is the GCC major):", ""]
+    rows = [dict(v, family=k) for k, v in t["host_compiler"]["packages"].items()]
+    lines += table(rows, ["family", "packages", "cc", "cxx"])
     lines += header("cuda_driver", t["cuda_driver"]["meta"], "CUDA toolkit to minimum driver")
     lines += ["Minor-version compatibility floors:", ""]
     lines += table(t["cuda_driver"]["minor_compat"], ["cuda_major", "driver_min", "confidence", "note"])
@@ -192,12 +211,16 @@ def render(tables: Dict[str, Dict[str, Any]]) -> str:
     )
     lines += ["Build changes (`horovod_patches`):", ""]
     for p in t["horovod"]["patches"]:
+        when = (
+            "{} >= {}".format(p["framework"], p["framework_min"])
+            if "framework" in p
+            else "GCC >= {}".format(p["gcc_min"])
+        )
         lines += [
-            "- **{}** (Horovod {}, {} >= {}, confidence {}): {} Upstream: {}. Symptom: `{}`.".format(
+            "- **{}** (Horovod {}, {}, confidence {}): {} Upstream: {}. Symptom: `{}`.".format(
                 p["name"],
                 ", ".join(p["horovod"]),
-                p["framework"],
-                p["framework_min"],
+                when,
                 p["confidence"],
                 cell(p["summary"]),
                 p["upstream"],

@@ -1,6 +1,7 @@
 # Copyright: (c) 2026, gpucluster.horovod contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Action plugin gpucluster.horovod.benchmark_report (documentation: plugins/modules/benchmark_report.py)."""
+
 from __future__ import annotations
 
 import glob
@@ -11,7 +12,7 @@ from ansible.errors import AnsibleActionFail
 from ansible.module_utils.common.text.converters import to_native
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.gpucluster.horovod.plugins.module_utils._benchmark import (
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils._benchmark import (
     BenchmarkError,
     combine,
     summary_table,
@@ -49,7 +50,7 @@ class ActionModule(ActionBase):
                 raise AnsibleActionFail(f"benchmark_report: cannot read {path}: {to_native(exc)}") from exc
         link = {}
         for path in sorted(glob.glob(os.path.join(raw_dir, "**", "iperf3-*.json"), recursive=True)):
-            host = os.path.basename(path)[len("iperf3-"):-len(".json")]
+            host = os.path.basename(path)[len("iperf3-") : -len(".json")]
             with open(path) as f:
                 link[host] = f.read()
         if not runs:
@@ -58,9 +59,17 @@ class ActionModule(ActionBase):
             result.update(changed=False, skipped=True, msg="check mode: report not written")
             return result
         try:
-            doc = combine(runs, link=link, inputs=args["inputs"], tuning=args["tuning"],
-                          stack=args["stack"], hosts=args["hosts"], run_id=args["run_id"],
-                          generated_at=args["generated_at"], large_bytes=args["large_bytes"])
+            doc = combine(
+                runs,
+                link=link,
+                inputs=args["inputs"],
+                tuning=args["tuning"],
+                stack=args["stack"],
+                hosts=args["hosts"],
+                run_id=args["run_id"],
+                generated_at=args["generated_at"],
+                large_bytes=args["large_bytes"],
+            )
             paths = write_report(doc, args["dest"], plots=args["plots"])
         except BenchmarkError as exc:
             raise AnsibleActionFail(f"benchmark_report: {to_native(exc)}") from exc

@@ -8,7 +8,7 @@ from ansible.errors import AnsibleActionFail
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.gpucluster.horovod.plugins.module_utils import _compat
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils import compat as _compat
 
 ARGUMENT_SPEC = {
     "request": {"type": "dict", "default": {}},
@@ -49,11 +49,12 @@ class ActionModule(ActionBase):
             answer = _compat.resolve_cluster(hosts, request)
         except _compat.CompatError as exc:
             answer = {"ok": False, "stacks": {}, "msg": exc.message, "conflicts": exc.conflicts, "alternatives": []}
+        msg = answer["msg"] if answer["ok"] else "stack_facts: " + answer["msg"]
         me = task_vars.get("inventory_hostname")
         result.update(
             changed=False,
             ok=answer["ok"],
-            msg=answer["msg"],
+            msg=msg,
             conflicts=answer["conflicts"],
             alternatives=answer["alternatives"],
             stacks=answer["stacks"],

@@ -3,14 +3,14 @@
 """Small compatibility filters for roles: min_driver_for_cuda, cuda_arch_for_gpu, cuda_cc_list, openmpi_version_ok,
 openmpi_version_problem, compat_table.
 
-Documented in the matching <name>.yml files; the logic is in module_utils/_compat.py.
+Documented in the matching <name>.yml files; the logic is in plugin_utils/compat/.
 """
 
 from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpucluster.horovod.plugins.module_utils import _compat
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils import compat as _compat
 
 
 def min_driver_for_cuda(cuda, mode="toolkit"):
@@ -18,7 +18,7 @@ def min_driver_for_cuda(cuda, mode="toolkit"):
     try:
         return _compat.min_driver_for_cuda(cuda, mode=mode)
     except _compat.CompatError as exc:
-        raise AnsibleFilterError(exc.message) from exc
+        raise AnsibleFilterError(f"min_driver_for_cuda: {exc.message}") from exc
 
 
 def cuda_arch_for_gpu(gpu):
@@ -26,7 +26,7 @@ def cuda_arch_for_gpu(gpu):
     try:
         row = _compat.gpu_arch(gpu)
     except _compat.CompatError as exc:
-        raise AnsibleFilterError(exc.message.replace("compatible_stack:", "cuda_arch_for_gpu:")) from exc
+        raise AnsibleFilterError(f"cuda_arch_for_gpu: {exc.message}") from exc
     keys = (
         "input",
         "model",
@@ -49,7 +49,7 @@ def cuda_cc_list(gpus):
     try:
         return _compat.cuda_cc_list(list(gpus or []))
     except _compat.CompatError as exc:
-        raise AnsibleFilterError(exc.message.replace("compatible_stack:", "cuda_cc_list:")) from exc
+        raise AnsibleFilterError(f"cuda_cc_list: {exc.message}") from exc
 
 
 def compat_table(stack):

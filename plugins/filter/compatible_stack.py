@@ -1,12 +1,12 @@
 # Copyright: (c) 2026, gpucluster.horovod contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""compatible_stack filter: thin entry point (docs in compatible_stack.yml; logic in module_utils/_compat.py)."""
+"""compatible_stack filter: thin entry point (docs in compatible_stack.yml; logic in plugin_utils/compat/)."""
 
 from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpucluster.horovod.plugins.module_utils._compat import CompatError, resolve
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.compat import CompatError, resolve
 
 
 def compatible_stack(request):
@@ -14,7 +14,7 @@ def compatible_stack(request):
     try:
         return resolve(dict(request) if hasattr(request, "keys") else request)
     except CompatError as exc:
-        raise AnsibleFilterError(exc.message) from exc
+        raise AnsibleFilterError(f"compatible_stack: {exc.message}") from exc
 
 
 class FilterModule:

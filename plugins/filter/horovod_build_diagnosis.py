@@ -55,9 +55,7 @@ from ansible_collections.gpucluster.horovod.plugins.module_utils._horovod_build 
 
 def horovod_build_diagnosis(log_text, log_path="", lines=40, as_dict=False):
     if not isinstance(log_text, str):
-        raise AnsibleFilterError(
-            f"horovod_build_diagnosis: input must be the log text, got {type(log_text).__name__}"
-        )
+        raise AnsibleFilterError(f"horovod_build_diagnosis: input must be the log text, got {type(log_text).__name__}")
     diagnosis = classify_build_failure(log_text, max_lines=int(lines))
     if as_dict:
         return diagnosis

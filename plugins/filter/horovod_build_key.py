@@ -10,9 +10,9 @@ short_description: Hash of the inputs that change a compiled Horovod
 version_added: "0.1.0"
 description:
   - Returns a short sha256 prefix over OS, OS version, architecture, Python, framework and version,
-    framework wheel variant, CUDA, NCCL, MPI, Horovod version, build patches and HOROVOD_* build
-    variables. Equal inputs give equal keys (order of patches and variables does not matter);
-    a change of any input gives a new key, so the horovod role rebuilds.
+    framework wheel variant, CUDA, NCCL, MPI, Horovod version, build patches, HOROVOD_* build
+    variables and the host compiler (host_gcc). Equal inputs give equal keys (order of patches and
+    variables does not matter); a change of any input gives a new key, so the horovod role rebuilds.
 options:
   _input:
     description: Dict of key inputs; unknown keys are refused.

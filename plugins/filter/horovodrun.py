@@ -35,9 +35,7 @@ def _call(name, func, *args, **kwargs):
 def horovodrun_hosts(nodes, launcher, hostvars, default_slots=1):
     """Nodes -> [{name, hostname, address, slots, cpus, memory_mb, os}], the launcher first."""
     nodes = list(nodes or [])
-    return _call(
-        "horovodrun_hosts", _horovodrun.cluster_hosts, nodes, launcher, _plain(hostvars, nodes), default_slots
-    )
+    return _call("horovodrun_hosts", _horovodrun.cluster_hosts, nodes, launcher, _plain(hostvars, nodes), default_slots)
 
 
 def horovodrun_worker_counts(hosts, requested=None):
@@ -53,8 +51,13 @@ def horovodrun_hosts_arg(hosts, workers):
 def horovodrun_argv(hosts, workers, horovodrun, program, **options):
     """Host list, worker count, horovodrun path and program argv -> the full command line."""
     return _call(
-        "horovodrun_argv", _horovodrun.launch_argv, list(hosts), workers, horovodrun=horovodrun,
-        program=list(program), **options,
+        "horovodrun_argv",
+        _horovodrun.launch_argv,
+        list(hosts),
+        workers,
+        horovodrun=horovodrun,
+        program=list(program),
+        **options,
     )
 
 

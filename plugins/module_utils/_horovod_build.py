@@ -32,6 +32,7 @@ BUILD_KEY_FIELDS = (
     "horovod",
     "patches",
     "build_env",
+    "host_gcc",
 )
 
 
@@ -201,8 +202,11 @@ def expected_capabilities(build_env: Mapping[str, Any], framework: str) -> Dict[
         framework.lower(), framework.lower()
     )
     frameworks.append(fw)
-    for var, name in (("HOROVOD_WITH_PYTORCH", "pytorch"), ("HOROVOD_WITH_TENSORFLOW", "tensorflow"),
-                      ("HOROVOD_WITH_MXNET", "mxnet")):
+    for var, name in (
+        ("HOROVOD_WITH_PYTORCH", "pytorch"),
+        ("HOROVOD_WITH_TENSORFLOW", "tensorflow"),
+        ("HOROVOD_WITH_MXNET", "mxnet"),
+    ):
         if on(var) and name not in frameworks:
             frameworks.append(name)
     controllers: List[str] = []

@@ -2,6 +2,7 @@
 # Copyright: (c) 2026, gpucluster.horovod contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Documentation stub of the benchmark_report action plugin (the work happens on the controller)."""
+
 from __future__ import annotations
 
 DOCUMENTATION = r"""

@@ -13,8 +13,13 @@ expected = size * (size + 1) / 2
 ok = bool(torch.all(total == expected))
 print(
     "rank={} size={} host={} controller={} allreduce_sum={} expected={} ok={}".format(
-        hvd.rank(), size, socket.gethostname(), "mpi" if hvd.mpi_enabled() else "gloo",
-        total.tolist()[0], expected, ok,
+        hvd.rank(),
+        size,
+        socket.gethostname(),
+        "mpi" if hvd.mpi_enabled() else "gloo",
+        total.tolist()[0],
+        expected,
+        ok,
     ),
     flush=True,
 )

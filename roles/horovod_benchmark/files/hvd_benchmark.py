@@ -15,9 +15,10 @@ Launched with ``horovodrun`` (Gloo or MPI controller).  Two modes:
 
 Rank 0 gathers every rank's figures with allgather_object and writes one JSON
 document (``--output``); the controller-side combiner
-(plugins/module_utils/_benchmark.py) turns the documents of every run into the
+(plugins/plugin_utils/_benchmark.py) turns the documents of every run into the
 report.  Every part can be switched off (``--no-allreduce``, ``--no-training``).
 """
+
 # ruff: noqa: UP031 - printf-style widths keep the log lines aligned
 from __future__ import annotations
 
@@ -51,14 +52,14 @@ TUNING_ENV = (
     "OMP_NUM_THREADS",
 )
 
-UNITS = {"": 1, "B": 1, "K": 1024, "KIB": 1024, "M": 1024 ** 2, "MIB": 1024 ** 2, "G": 1024 ** 3, "GIB": 1024 ** 3}
+UNITS = {"": 1, "B": 1, "K": 1024, "KIB": 1024, "M": 1024**2, "MIB": 1024**2, "G": 1024**3, "GIB": 1024**3}
 
 
 def parse_size(text):
     """'4K' -> 4096, '64MiB' -> 67108864, '1024' -> 1024."""
     t = text.strip().upper()
     num = t.rstrip("KMGIB")
-    unit = t[len(num):]
+    unit = t[len(num) :]
     if unit not in UNITS or not num:
         raise argparse.ArgumentTypeError(f"bad size {text!r} (use e.g. 4K, 64M, 1G)")
     return int(float(num) * UNITS[unit])
@@ -193,7 +194,7 @@ def run_sweep(torch, comms, rank, size, device, args):  # noqa: PLR0917 - torch 
         ok = {c.name: True for c in comms}
         name = "bench.allreduce.%d" % nbytes
         for i in range(args.warmup + iters):
-            for comm in (comms if i % 2 == 0 else list(reversed(comms))):
+            for comm in comms if i % 2 == 0 else list(reversed(comms)):
                 t.fill_(float(rank + 1))
                 if device.type == "cuda":
                     torch.cuda.synchronize()
@@ -209,12 +210,23 @@ def run_sweep(torch, comms, rank, size, device, args):  # noqa: PLR0917 - torch 
                 if i >= args.warmup:
                     times[comm.name].append(dt)
         for comm in comms:
-            out[comm.name].append({"bytes": nbytes, "elements": n, "dtype": "float32", "iters": iters,
-                                   "warmup": args.warmup, "times_s": times[comm.name],
-                                   "correct": ok[comm.name], "expected_value": expected})
-            log(rank, "%-17s %12d B  median %.6f s  %s" % (
-                comm.name, nbytes, statistics.median(times[comm.name]),
-                "ok" if ok[comm.name] else "WRONG RESULT"))
+            out[comm.name].append(
+                {
+                    "bytes": nbytes,
+                    "elements": n,
+                    "dtype": "float32",
+                    "iters": iters,
+                    "warmup": args.warmup,
+                    "times_s": times[comm.name],
+                    "correct": ok[comm.name],
+                    "expected_value": expected,
+                }
+            )
+            log(
+                rank,
+                "%-17s %12d B  median %.6f s  %s"
+                % (comm.name, nbytes, statistics.median(times[comm.name]), "ok" if ok[comm.name] else "WRONG RESULT"),
+            )
         del t
     return out
 
@@ -229,15 +241,23 @@ def combine_sweep(per_rank, size):
         median = statistics.median(iter_max)
         p90 = percentile(iter_max, 90)
         algbw = first["bytes"] / median if median > 0 else 0.0
-        rows.append({
-            "bytes": first["bytes"], "elements": first["elements"], "dtype": first["dtype"],
-            "iters": first["iters"], "warmup": first["warmup"],
-            "time_median_s": median, "time_p90_s": p90, "time_min_s": min(iter_max),
-            "algbw_Bps": algbw, "busbw_Bps": algbw * factor,
-            "correct": all(e["correct"] for e in entries),
-            "ranks_correct": sum(1 for e in entries if e["correct"]),
-            "ranks_reported": len(entries),
-        })
+        rows.append(
+            {
+                "bytes": first["bytes"],
+                "elements": first["elements"],
+                "dtype": first["dtype"],
+                "iters": first["iters"],
+                "warmup": first["warmup"],
+                "time_median_s": median,
+                "time_p90_s": p90,
+                "time_min_s": min(iter_max),
+                "algbw_Bps": algbw,
+                "busbw_Bps": algbw * factor,
+                "correct": all(e["correct"] for e in entries),
+                "ranks_correct": sum(1 for e in entries if e["correct"]),
+                "ranks_reported": len(entries),
+            }
+        )
     return rows
 
 
@@ -248,10 +268,21 @@ class SmallConvNet:
     def build(torch, num_classes):
         nn = torch.nn
         return nn.Sequential(
-            nn.Conv2d(3, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(inplace=True), nn.MaxPool2d(2),
-            nn.Conv2d(32, 64, 3, padding=1), nn.BatchNorm2d(64), nn.ReLU(inplace=True), nn.MaxPool2d(2),
-            nn.Conv2d(64, 128, 3, padding=1), nn.BatchNorm2d(128), nn.ReLU(inplace=True),
-            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(128, num_classes))
+            nn.Conv2d(3, 32, 3, padding=1),
+            nn.BatchNorm2d(32),
+            nn.ReLU(inplace=True),
+            nn.MaxPool2d(2),
+            nn.Conv2d(32, 64, 3, padding=1),
+            nn.BatchNorm2d(64),
+            nn.ReLU(inplace=True),
+            nn.MaxPool2d(2),
+            nn.Conv2d(64, 128, 3, padding=1),
+            nn.BatchNorm2d(128),
+            nn.ReLU(inplace=True),
+            nn.AdaptiveAvgPool2d(1),
+            nn.Flatten(),
+            nn.Linear(128, num_classes),
+        )
 
 
 def run_training(torch, hvd, rank, device, args):
@@ -272,8 +303,7 @@ def run_training(torch, hvd, rank, device, args):
     model.to(device)
     params = sum(p.numel() for p in model.parameters())
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01 * hvd.size(), momentum=0.9)
-    optimizer = hvd.DistributedOptimizer(optimizer, named_parameters=model.named_parameters(),
-                                         op=hvd.Average)
+    optimizer = hvd.DistributedOptimizer(optimizer, named_parameters=model.named_parameters(), op=hvd.Average)
     hvd.broadcast_parameters(model.state_dict(), root_rank=0)
     hvd.broadcast_optimizer_state(optimizer, root_rank=0)
     data = torch.randn(args.batch_size, 3, args.image_size, args.image_size, device=device)
@@ -299,16 +329,31 @@ def run_training(torch, hvd, rank, device, args):
     elapsed = time.perf_counter() - t0
     sps = args.batch_size * args.steps / elapsed
     log(rank, f"training {model_name} on {device.type}: {sps:.2f} samples/s on rank 0")
-    return {"model": model_name, "parameters": int(params), "batch_size": args.batch_size,
-            "image_size": args.image_size, "steps": args.steps, "warmup_steps": args.warmup_steps,
-            "elapsed_s": elapsed, "samples_per_s": sps, "final_loss": float(loss.item())}
+    return {
+        "model": model_name,
+        "parameters": int(params),
+        "batch_size": args.batch_size,
+        "image_size": args.image_size,
+        "steps": args.steps,
+        "warmup_steps": args.warmup_steps,
+        "elapsed_s": elapsed,
+        "samples_per_s": sps,
+        "final_loss": float(loss.item()),
+    }
 
 
 def rank_info(torch, rank, local_rank, device):
-    info = {"rank": rank, "local_rank": local_rank, "hostname": socket.gethostname(),
-            "pid": os.getpid(), "python": platform.python_version(), "torch": torch.__version__,
-            "device": device.type, "cuda_available": bool(torch.cuda.is_available()),
-            "torch_threads": torch.get_num_threads()}
+    info = {
+        "rank": rank,
+        "local_rank": local_rank,
+        "hostname": socket.gethostname(),
+        "pid": os.getpid(),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "device": device.type,
+        "cuda_available": bool(torch.cuda.is_available()),
+        "torch_threads": torch.get_num_threads(),
+    }
     if device.type == "cuda":
         info["gpu"] = torch.cuda.get_device_name(device)
     return info
@@ -323,8 +368,12 @@ def pick_device(torch, local_rank, want):
 
 def main(argv=None):  # noqa: PLR0912, PLR0915 - argument table and the modes, read top to bottom
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--mode", choices=["horovod", "torch", "both"], default="horovod",
-                   help="both: Horovod and torch.distributed sweeps interleaved in one job (no training)")
+    p.add_argument(
+        "--mode",
+        choices=["horovod", "torch", "both"],
+        default="horovod",
+        help="both: Horovod and torch.distributed sweeps interleaved in one job (no training)",
+    )
     p.add_argument("--tag", default="run", help="label of this run, copied into the JSON")
     p.add_argument("--output", help="JSON file written by rank 0")
     p.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
@@ -333,22 +382,31 @@ def main(argv=None):  # noqa: PLR0912, PLR0915 - argument table and the modes, r
     g = p.add_argument_group("allreduce sweep")
     g.add_argument("--sizes", help="comma list, e.g. 4K,1M,64M (overrides min/max/factor)")
     g.add_argument("--min-bytes", type=parse_size, default=4096)
-    g.add_argument("--max-bytes", type=parse_size, default=256 * 1024 ** 2)
+    g.add_argument("--max-bytes", type=parse_size, default=256 * 1024**2)
     g.add_argument("--factor", type=int, default=4)
     g.add_argument("--warmup", type=int, default=3)
     g.add_argument("--iters", type=int, default=20)
-    g.add_argument("--large-bytes", type=parse_size, default=16 * 1024 ** 2,
-                   help="sizes from here on use --large-iters")
+    g.add_argument("--large-bytes", type=parse_size, default=16 * 1024**2, help="sizes from here on use --large-iters")
     g.add_argument("--large-iters", type=int, default=5)
     g.add_argument("--op", choices=["sum", "average"], default="sum")
-    g.add_argument("--out-of-place", dest="inplace", action="store_false",
-                   help="horovod: hvd.allreduce (allocates the output) instead of hvd.allreduce_")
-    g.add_argument("--poll-us", type=float, default=0,
-                   help="horovod: wait for each allreduce by polling with a sleep of 1/100 of the previous "
-                   "time of that size, at most N microseconds, instead of Horovod's spinning "
-                   "synchronize() (0 = synchronize)")
-    g.add_argument("--master-addr", help="torch mode: rendezvous address (default: rank 0's "
-                   "address on HOROVOD_GLOO_IFACE, else its hostname)")
+    g.add_argument(
+        "--out-of-place",
+        dest="inplace",
+        action="store_false",
+        help="horovod: hvd.allreduce (allocates the output) instead of hvd.allreduce_",
+    )
+    g.add_argument(
+        "--poll-us",
+        type=float,
+        default=0,
+        help="horovod: wait for each allreduce by polling with a sleep of 1/100 of the previous "
+        "time of that size, at most N microseconds, instead of Horovod's spinning "
+        "synchronize() (0 = synchronize)",
+    )
+    g.add_argument(
+        "--master-addr",
+        help="torch mode: rendezvous address (default: rank 0's address on HOROVOD_GLOO_IFACE, else its hostname)",
+    )
     g.add_argument("--master-port", type=int, default=0, help="torch mode: 0 = pick a free port")
     t = p.add_argument_group("training")
     t.add_argument("--model", choices=["auto", "resnet50", "smallconvnet"], default="auto")
@@ -374,15 +432,32 @@ def main(argv=None):  # noqa: PLR0912, PLR0915 - argument table and the modes, r
         log(rank, "no CUDA device visible to torch: running on CPU")
     info = rank_info(torch, rank, local_rank, device)
     infos = hvd.allgather_object(info, name="bench.ranks")
-    doc = {"program_version": PROGRAM_VERSION, "mode": args.mode, "tag": args.tag, "size": size,
-           "started": started, "horovod": horovod.__version__, "torch": torch.__version__,
-           "device": device.type, "ranks": infos,
-           "env": {k: os.environ[k] for k in TUNING_ENV if k in os.environ},
-           "options": {"op": args.op, "inplace": args.inplace, "poll_us": args.poll_us, "warmup": args.warmup,
-                       "iters": args.iters, "large_iters": args.large_iters,
-                       "large_bytes": args.large_bytes}}
-    log(rank, "mode=%s size=%d device=%s horovod=%s torch=%s" % (
-        args.mode, size, device.type, horovod.__version__, torch.__version__))
+    doc = {
+        "program_version": PROGRAM_VERSION,
+        "mode": args.mode,
+        "tag": args.tag,
+        "size": size,
+        "started": started,
+        "horovod": horovod.__version__,
+        "torch": torch.__version__,
+        "device": device.type,
+        "ranks": infos,
+        "env": {k: os.environ[k] for k in TUNING_ENV if k in os.environ},
+        "options": {
+            "op": args.op,
+            "inplace": args.inplace,
+            "poll_us": args.poll_us,
+            "warmup": args.warmup,
+            "iters": args.iters,
+            "large_iters": args.large_iters,
+            "large_bytes": args.large_bytes,
+        },
+    }
+    log(
+        rank,
+        "mode=%s size=%d device=%s horovod=%s torch=%s"
+        % (args.mode, size, device.type, horovod.__version__, torch.__version__),
+    )
 
     dist = None
     comms = []
@@ -403,8 +478,13 @@ def main(argv=None):  # noqa: PLR0912, PLR0915 - argument table and the modes, r
             # Horovod's background thread would keep cycling (and using CPU) during the baseline
             hvd.shutdown()
         backend = "nccl" if device.type == "cuda" else "gloo"
-        dist.init_process_group(backend, init_method="tcp://%s:%d" % (addr, port), rank=rank,
-                                world_size=size, timeout=datetime.timedelta(seconds=120))
+        dist.init_process_group(
+            backend,
+            init_method="tcp://%s:%d" % (addr, port),
+            rank=rank,
+            world_size=size,
+            timeout=datetime.timedelta(seconds=120),
+        )
         doc["rendezvous"] = "%s:%d" % (addr, port)
         doc["peer_library"] = "torch.distributed/%s" % backend
     if args.mode in ("horovod", "both"):
@@ -428,12 +508,17 @@ def main(argv=None):  # noqa: PLR0912, PLR0915 - argument table and the modes, r
         tr = run_training(torch, hvd, rank, device, args)
         all_tr = hvd.allgather_object(tr, name="bench.training")
         doc["training"] = {
-            "model": tr["model"], "parameters": tr["parameters"], "device": device.type,
-            "batch_size": tr["batch_size"], "image_size": tr["image_size"], "steps": tr["steps"],
+            "model": tr["model"],
+            "parameters": tr["parameters"],
+            "device": device.type,
+            "batch_size": tr["batch_size"],
+            "image_size": tr["image_size"],
+            "steps": tr["steps"],
             "per_rank_samples_per_s": [x["samples_per_s"] for x in all_tr],
             "samples_per_s_total": sum(x["samples_per_s"] for x in all_tr),
             "samples_per_s_per_worker": sum(x["samples_per_s"] for x in all_tr) / size,
-            "ranks_reported": len(all_tr)}
+            "ranks_reported": len(all_tr),
+        }
     if dist is not None:
         dist.destroy_process_group()
     if args.mode != "torch":

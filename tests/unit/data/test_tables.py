@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ansible_collections.gpucluster.horovod.plugins.module_utils._compat import (
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.compat import (
     TABLE_NAMES,
     gpu_arch,
     known_cuda,
@@ -184,3 +184,45 @@ def test_generated_docs_are_current():
         check=False,
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_os_rows_name_their_compilers():
+    families = set(T["host_compiler"]["packages"])
+    for row in T["os"]["releases"]:
+        assert isinstance(row["gcc_default"], int), row["os"]
+        assert row["gcc_default"] in row["gcc_available"], row["os"]
+        assert row["gcc_available"] == sorted(set(row["gcc_available"])), row["os"]
+        assert row["family"] in families, row["os"]
+
+
+@pytest.mark.parametrize(
+    ("os_name", "gcc"),
+    # Default GCC per release (packages.debian.org / packages.ubuntu.com 'gcc' package; RHEL's system GCC).
+    [("debian11", 10), ("debian12", 12), ("debian13", 14), ("ubuntu20.04", 9), ("ubuntu22.04", 11),
+     ("ubuntu24.04", 13), ("rhel8", 8), ("rhel9", 11), ("rhel10", 14)],
+)  # fmt: skip
+def test_default_gcc_per_release(os_name, gcc):
+    assert {r["os"]: r["gcc_default"] for r in T["os"]["releases"]}[os_name] == gcc
+
+
+def test_host_compiler_table_covers_the_cuda_releases_horovod_builds_with():
+    rows = {r["cuda"]: r for r in T["host_compiler"]["cuda"]}
+    wanted = ["11.8", "12.0", "12.1", "12.2", "12.3", "12.4", "12.5", "12.6", "12.8", "12.9", "13.0"]
+    assert set(wanted) <= set(rows)
+    cudas = set(known_cuda(T))
+    maxima = []
+    for cuda in sorted(rows, key=vtuple):
+        row = rows[cuda]
+        assert cuda in cudas, cuda
+        assert row["confidence"] in CONFIDENCE
+        assert row["gcc_min"] is None or row["gcc_min"] <= row["gcc_max"]
+        maxima.append(row["gcc_max"])
+    assert maxima == sorted(maxima), "a newer CUDA never accepts an older newest GCC"
+    # crt/host_config.h: 11.8 -> GCC 11, 12.0-12.3 -> 12, 12.4-12.6 -> 13, 12.8/12.9 -> 14.
+    assert [rows[c]["gcc_max"] for c in ("11.8", "12.3", "12.4", "12.6", "12.8")] == [11, 12, 13, 13, 14]
+
+
+def test_compiler_patch_rows_are_complete():
+    for patch in T["horovod"]["patches"]:
+        if "framework" not in patch:
+            assert isinstance(patch["gcc_min"], int) and patch["fixed_after"], patch["name"]

@@ -43,8 +43,9 @@ def raw(tmp_path):
 def test_writes_result_report_and_plots(raw, tmp_path):
     pytest.importorskip("matplotlib")
     dest = tmp_path / "out"
-    res = make_action({"raw_dir": str(raw), "dest": str(dest), "run_id": "t1",
-                       "tuning": {"horovod_benchmark_cycle_time_ms": 1.0}}).run(task_vars={})
+    res = make_action(
+        {"raw_dir": str(raw), "dest": str(dest), "run_id": "t1", "tuning": {"horovod_benchmark_cycle_time_ms": 1.0}}
+    ).run(task_vars={})
     assert res["changed"] is True
     doc = json.loads((dest / "result.json").read_text())
     assert doc["schema_version"] == 1 and doc["run_id"] == "t1"

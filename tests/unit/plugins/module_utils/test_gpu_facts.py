@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ansible_collections.gpucluster.horovod.plugins.module_utils import _gpu_facts as p
-from ansible_collections.gpucluster.horovod.plugins.module_utils._compat import gpu_arch
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.compat import gpu_arch
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "gpu_facts"
 

@@ -31,12 +31,27 @@ def _read(path: Path) -> str:
 CHECK_BUILD_CASES = [
     ("v0.28.1-pytorch-cpu-gloo-mpi.txt", "0.28.1", {"pytorch"}, {"mpi", "gloo"}, {"mpi", "gloo"}),
     ("v0.28.1-pytorch-gpu-nccl.txt", "0.28.1", {"pytorch"}, {"mpi", "gloo"}, {"nccl", "mpi", "gloo"}),
-    ("v0.22.1-tf-pytorch-gpu-nccl-no-blank-lines.txt", "0.22.1", {"tensorflow", "pytorch"}, {"mpi", "gloo"},
-     {"nccl", "mpi", "gloo"}),
-    ("v0.21.3-tf-pytorch-gpu-nccl-indented.txt", "0.21.3", {"tensorflow", "pytorch"}, {"mpi", "gloo"},
-     {"nccl", "mpi", "gloo"}),
-    ("v0.19.1-all-frameworks-gpu-nccl.txt", "0.19.1", {"tensorflow", "pytorch", "mxnet"}, {"mpi", "gloo"},
-     {"nccl", "mpi", "gloo"}),
+    (
+        "v0.22.1-tf-pytorch-gpu-nccl-no-blank-lines.txt",
+        "0.22.1",
+        {"tensorflow", "pytorch"},
+        {"mpi", "gloo"},
+        {"nccl", "mpi", "gloo"},
+    ),
+    (
+        "v0.21.3-tf-pytorch-gpu-nccl-indented.txt",
+        "0.21.3",
+        {"tensorflow", "pytorch"},
+        {"mpi", "gloo"},
+        {"nccl", "mpi", "gloo"},
+    ),
+    (
+        "v0.19.1-all-frameworks-gpu-nccl.txt",
+        "0.19.1",
+        {"tensorflow", "pytorch", "mxnet"},
+        {"mpi", "gloo"},
+        {"nccl", "mpi", "gloo"},
+    ),
     ("v0.18.1-nothing-built-mlsl.txt", "0.18.1", set(), set(), set()),
 ]
 
@@ -73,17 +88,22 @@ def test_parse_check_build_ignores_verbose_lines_between_sections():
     assert facts["tensor_operations"]["nccl"] is True
 
 
-EXPECT_CPU = {"HOROVOD_WITH_PYTORCH": 1, "HOROVOD_WITHOUT_TENSORFLOW": 1, "HOROVOD_WITH_GLOO": 1,
-              "HOROVOD_WITH_MPI": 1}
+EXPECT_CPU = {"HOROVOD_WITH_PYTORCH": 1, "HOROVOD_WITHOUT_TENSORFLOW": 1, "HOROVOD_WITH_GLOO": 1, "HOROVOD_WITH_MPI": 1}
 EXPECT_GPU = dict(EXPECT_CPU, HOROVOD_GPU_OPERATIONS="NCCL")
 
 
 def test_expected_capabilities_cpu_and_gpu():
     assert expected_capabilities(EXPECT_CPU, "pytorch") == {
-        "frameworks": ["pytorch"], "controllers": ["mpi", "gloo"], "tensor_operations": ["mpi", "gloo"]}
+        "frameworks": ["pytorch"],
+        "controllers": ["mpi", "gloo"],
+        "tensor_operations": ["mpi", "gloo"],
+    }
     assert "nccl" in expected_capabilities(EXPECT_GPU, "pytorch")["tensor_operations"]
     assert expected_capabilities({"HOROVOD_WITHOUT_MPI": "1", "HOROVOD_WITH_GLOO": "1"}, "tensorflow") == {
-        "frameworks": ["tensorflow"], "controllers": ["gloo"], "tensor_operations": ["gloo"]}
+        "frameworks": ["tensorflow"],
+        "controllers": ["gloo"],
+        "tensor_operations": ["gloo"],
+    }
 
 
 @pytest.mark.parametrize(
@@ -94,9 +114,18 @@ def test_expected_capabilities_cpu_and_gpu():
         ("v0.28.1-pytorch-cpu-gloo-mpi.txt", EXPECT_GPU, "pytorch", ["tensor_operations/nccl"]),
         ("v0.28.1-pytorch-gpu-nccl.txt", EXPECT_GPU, "pytorch", []),
         ("v0.28.1-pytorch-gpu-nccl.txt", EXPECT_GPU, "tensorflow", ["frameworks/tensorflow"]),
-        ("v0.18.1-nothing-built-mlsl.txt", EXPECT_CPU, "pytorch",
-         ["frameworks/pytorch", "controllers/mpi", "controllers/gloo", "tensor_operations/mpi",
-          "tensor_operations/gloo"]),
+        (
+            "v0.18.1-nothing-built-mlsl.txt",
+            EXPECT_CPU,
+            "pytorch",
+            [
+                "frameworks/pytorch",
+                "controllers/mpi",
+                "controllers/gloo",
+                "tensor_operations/mpi",
+                "tensor_operations/gloo",
+            ],
+        ),
     ],
 )
 def test_missing_capabilities(fixture, build_env, framework, missing):
@@ -105,6 +134,7 @@ def test_missing_capabilities(fixture, build_env, framework, missing):
 
 
 # --- failure classifier ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     ("fixture", "cause"),
@@ -126,12 +156,17 @@ def test_classify_real_failure_logs(fixture, cause):
     ("line", "cause"),
     [
         ("c++: fatal error: Killed signal terminated program cc1plus", "out_of_memory"),
-        ("CMake Error: Horovod build with GPU support was requested but this PyTorch installation does not support "
-         "CUDA.", "cuda_mismatch"),
+        (
+            "CMake Error: Horovod build with GPU support was requested but this PyTorch installation does not support "
+            "CUDA.",
+            "cuda_mismatch",
+        ),
         ("nvcc fatal   : Unsupported gpu architecture 'compute_90'", "cuda_mismatch"),
         ("fatal error: nccl.h: No such file or directory", "nccl_not_found"),
-        ("CMake Error at CMakeLists.txt:325 (message): MPI is not installed, try changing HOROVOD_CPU_OPERATIONS.",
-         "mpi_not_found"),
+        (
+            "CMake Error at CMakeLists.txt:325 (message): MPI is not installed, try changing HOROVOD_CPU_OPERATIONS.",
+            "mpi_not_found",
+        ),
         ("ModuleNotFoundError: No module named 'torch'", "framework_not_found"),
         ("fatal error: Python.h: No such file or directory", "python_headers_missing"),
         ("-- No CMAKE_CXX_COMPILER could be found.", "compiler_missing"),
@@ -158,8 +193,10 @@ def test_classify_unknown_keeps_error_lines_and_tail():
 
 
 def test_format_diagnosis_names_cause_log_and_tail():
-    message = format_diagnosis(classify_build_failure(_read(BUILD_LOGS / "cxx14-torch-2.13-headers.log")),
-                               "/var/log/gpucluster/horovod-build-abc.log on n1")
+    message = format_diagnosis(
+        classify_build_failure(_read(BUILD_LOGS / "cxx14-torch-2.13-headers.log")),
+        "/var/log/gpucluster/horovod-build-abc.log on n1",
+    )
     assert "Likely cause: cxx17_required" in message
     assert "horovod_patches" in message
     assert "C++17 or later compatible compiler is required" in message
@@ -169,9 +206,18 @@ def test_format_diagnosis_names_cause_log_and_tail():
 # --- build key ------------------------------------------------------------------------------------
 
 BASE = {
-    "os": "Debian", "os_version": "12", "arch": "x86_64", "python": "3.11", "framework": "pytorch",
-    "framework_version": "2.13.0", "framework_cuda_variant": "cpu", "cuda": None, "nccl": None,
-    "mpi": "Open MPI 4.1.4", "horovod": "0.28.1", "patches": ["cxx17"],
+    "os": "Debian",
+    "os_version": "12",
+    "arch": "x86_64",
+    "python": "3.11",
+    "framework": "pytorch",
+    "framework_version": "2.13.0",
+    "framework_cuda_variant": "cpu",
+    "cuda": None,
+    "nccl": None,
+    "mpi": "Open MPI 4.1.4",
+    "horovod": "0.28.1",
+    "patches": ["cxx17"],
     "build_env": {"HOROVOD_WITH_PYTORCH": "1", "HOROVOD_WITH_GLOO": "1", "HOROVOD_WITH_MPI": "1"},
 }
 
@@ -184,8 +230,9 @@ def test_build_key_is_stable_and_short():
 
 
 def test_build_key_ignores_order_and_empty_spellings():
-    reordered = dict(BASE, patches=list(reversed(BASE["patches"])),
-                     build_env=dict(reversed(list(BASE["build_env"].items()))))
+    reordered = dict(
+        BASE, patches=list(reversed(BASE["patches"])), build_env=dict(reversed(list(BASE["build_env"].items())))
+    )
     assert build_key(reordered) == build_key(BASE)
     assert build_key(dict(BASE, cuda="", nccl="None")) == build_key(BASE)
     assert build_key(dict(BASE, build_env={k: int(v) for k, v in BASE["build_env"].items()})) == build_key(BASE)
@@ -205,6 +252,7 @@ def test_build_key_ignores_order_and_empty_spellings():
         ("horovod", "0.28.0"),
         ("patches", []),
         ("build_env", {"HOROVOD_WITH_PYTORCH": "1", "HOROVOD_GPU_OPERATIONS": "NCCL"}),
+        ("host_gcc", "11"),
     ],
 )
 def test_build_key_changes_with_every_input(field, value):

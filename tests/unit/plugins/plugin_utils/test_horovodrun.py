@@ -117,8 +117,14 @@ def test_hosts_arg_refuses_more_workers_than_slots():
 
 def test_argv_of_a_remote_job():
     argv = hr.launch_argv(
-        HOSTS, 3, horovodrun="/v/bin/horovodrun", program=["/v/bin/python", "b.py", "--iters", 20],
-        ssh_port="9435", start_timeout=60, run_timeout=900, network_interface="eth0",
+        HOSTS,
+        3,
+        horovodrun="/v/bin/horovodrun",
+        program=["/v/bin/python", "b.py", "--iters", 20],
+        ssh_port="9435",
+        start_timeout=60,
+        run_timeout=900,
+        network_interface="eth0",
     )
     assert argv == [
         "timeout", "--kill-after=15", "900", "/v/bin/horovodrun", "-np", "3", "-H", "10.0.0.1:2,10.0.0.2:1",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ansible_collections.gpucluster.horovod.plugins.module_utils import _benchmark as b
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils import _benchmark as b
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "benchmark"
 MIB = 1024 * 1024
@@ -22,18 +22,38 @@ def load(name):
 def run_doc(mode, workers, rows, training=None, tag=None):
     """A program document of the shape hvd_benchmark.py writes (values chosen for hand checks)."""
     doc = {
-        "program_version": 1, "mode": mode, "tag": tag or f"{mode}-np{workers}", "size": workers,
-        "device": "cpu", "library": "horovod" if mode == "horovod" else "torch.distributed/gloo",
+        "program_version": 1,
+        "mode": mode,
+        "tag": tag or f"{mode}-np{workers}",
+        "size": workers,
+        "device": "cpu",
+        "library": "horovod" if mode == "horovod" else "torch.distributed/gloo",
         "ranks": [{"rank": r, "hostname": f"n{r + 1}"} for r in range(workers)],
         "allreduce": [
-            {"bytes": nbytes, "elements": nbytes // 4, "dtype": "float32", "iters": 5, "warmup": 1,
-             "time_median_s": t, "time_p90_s": t * 1.1, "algbw_Bps": 0.0, "busbw_Bps": 0.0,
-             "correct": True, "ranks_reported": workers}
-            for nbytes, t in rows],
+            {
+                "bytes": nbytes,
+                "elements": nbytes // 4,
+                "dtype": "float32",
+                "iters": 5,
+                "warmup": 1,
+                "time_median_s": t,
+                "time_p90_s": t * 1.1,
+                "algbw_Bps": 0.0,
+                "busbw_Bps": 0.0,
+                "correct": True,
+                "ranks_reported": workers,
+            }
+            for nbytes, t in rows
+        ],
     }
     if training is not None:
-        doc["training"] = {"model": "smallconvnet", "device": "cpu", "samples_per_s_total": training,
-                           "samples_per_s_per_worker": training / workers, "ranks_reported": workers}
+        doc["training"] = {
+            "model": "smallconvnet",
+            "device": "cpu",
+            "samples_per_s_total": training,
+            "samples_per_s_per_worker": training / workers,
+            "ranks_reported": workers,
+        }
     return doc
 
 
@@ -104,10 +124,13 @@ def synthetic_runs():
 
 
 def test_combine_by_hand():
-    iperf = {"n2": {"end": {"sum_received": {"bits_per_second": 8e9}}},
-             "n3": {"end": {"sum_received": {"bits_per_second": 16e9}}}}
-    doc = b.combine(synthetic_runs(), link=iperf, run_id="r1", generated_at="t",
-                    tuning={"horovod_benchmark_cycle_time_ms": 1})
+    iperf = {
+        "n2": {"end": {"sum_received": {"bits_per_second": 8e9}}},
+        "n3": {"end": {"sum_received": {"bits_per_second": 16e9}}},
+    }
+    doc = b.combine(
+        synthetic_runs(), link=iperf, run_id="r1", generated_at="t", tuning={"horovod_benchmark_cycle_time_ms": 1}
+    )
     assert doc["schema_version"] == 1
     assert doc["allreduce"]["workers"] == 3
     big = doc["comparison"][-1]
@@ -198,13 +221,16 @@ def test_schema_against_jsonschema():
     assert json.loads(schema_file.read_text()) == json.loads(json.dumps(b.RESULT_SCHEMA))
 
 
-@pytest.mark.parametrize("mutate, expect", [
-    (lambda d: d.pop("summary"), "missing required key 'summary'"),
-    (lambda d: d.update(schema_version=2), "not in [1]"),
-    (lambda d: d["allreduce"]["horovod"][0].update(busbw_Bps=-1.0), "minimum"),
-    (lambda d: d["runs"][0].update(workers="2"), "expected integer"),
-    (lambda d: d["scaling"][0].update(efficiency="high"), "expected number/null"),
-])
+@pytest.mark.parametrize(
+    "mutate, expect",
+    [
+        (lambda d: d.pop("summary"), "missing required key 'summary'"),
+        (lambda d: d.update(schema_version=2), "not in [1]"),
+        (lambda d: d["allreduce"]["horovod"][0].update(busbw_Bps=-1.0), "minimum"),
+        (lambda d: d["runs"][0].update(workers="2"), "expected integer"),
+        (lambda d: d["scaling"][0].update(efficiency="high"), "expected number/null"),
+    ],
+)
 def test_schema_rejects(mutate, expect):
     doc = b.combine(synthetic_runs(), run_id="r")
     bad = copy.deepcopy(doc)
@@ -223,8 +249,12 @@ def test_load_result_refuses_other_version():
 
 # ----------------------------------------------------------------- rendering
 def test_markdown_and_summary():
-    doc = b.combine(synthetic_runs(), run_id="r9", generated_at="2026-01-01T00:00:00Z",
-                    tuning={"horovod_benchmark_fusion_threshold_mb": 64})
+    doc = b.combine(
+        synthetic_runs(),
+        run_id="r9",
+        generated_at="2026-01-01T00:00:00Z",
+        tuning={"horovod_benchmark_fusion_threshold_mb": 64},
+    )
     md = b.render_markdown(doc, ["/x/busbw.png"])
     assert md.startswith("# Horovod cluster benchmark r9")
     assert "| 64 MiB | 200.000 / 220.000 ms |" in md
@@ -240,8 +270,7 @@ def test_markdown_and_summary():
 
 def test_write_report_writes_png(tmp_path):
     pytest.importorskip("matplotlib")
-    doc = b.combine(synthetic_runs(), link={"n2": {"end": {"sum_received": {"bits_per_second": 8e9}}}},
-                    run_id="r")
+    doc = b.combine(synthetic_runs(), link={"n2": {"end": {"sum_received": {"bits_per_second": 8e9}}}}, run_id="r")
     paths = b.write_report(doc, str(tmp_path))
     assert [Path(p).name for p in paths["plots"]] == ["busbw.png", "scaling.png"]
     for p in paths["plots"]:

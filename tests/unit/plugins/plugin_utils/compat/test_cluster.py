@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.gpucluster.horovod.plugins.module_utils._compat import (
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.compat import (
     cluster_gpus,
     os_from_facts,
     resolve_cluster,
@@ -55,8 +55,12 @@ def test_mixed_os_shares_framework_and_horovod_but_not_python():
     answer = resolve_cluster(hosts, {"framework": "pytorch"})
     assert answer["ok"], answer["msg"]
     s1, s2 = answer["stacks"]["n1"], answer["stacks"]["n2"]
-    for key in ("framework_version", "horovod", "horovod_patches"):
+    for key in ("framework_version", "horovod"):
         assert s1[key] == s2[key]
+    # The framework's build change is shared; the compiler's follows each OS (Debian 13's GCC 14 needs gcc13-headers).
+    assert s1["horovod_patches"] == ["cxx17"]
+    assert s2["horovod_patches"] == ["cxx17", "gcc13-headers"]
+    assert (s1["host_gcc"], s2["host_gcc"]) == ("12", "14")
     assert (s1["python"], s2["python"]) == ("3.11", "3.13")
     assert (s1["openmpi"], s2["openmpi"]) == ("4.1.4", "5.0.7")
 

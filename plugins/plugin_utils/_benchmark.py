@@ -8,6 +8,7 @@ outputs, and the inputs/stack/host facts the role knows.  Output: one document
 following RESULT_SCHEMA (``schema_version`` 1), a Markdown report, a summary
 table and PNG plots.
 """
+
 # ruff: noqa: UP031 - printf-style widths (%-10s, %.2f) keep the fixed-width report tables readable
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ def efficiency(throughput_n: float, workers: int, throughput_1: float) -> float:
 
 
 def human_bytes(n: float) -> str:
-    for unit, div in (("GiB", 1024 ** 3), ("MiB", 1024 ** 2), ("KiB", 1024)):
+    for unit, div in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
         if n >= div:
             v = n / div
             return ("%d %s" % (v, unit)) if v == int(v) else (f"{v:.1f} {unit}")
@@ -81,18 +82,36 @@ def parse_iperf3(data: Any, host: str = "?") -> float:
 _NUM = {"type": "number", "minimum": 0}
 _ROW = {
     "type": "object",
-    "required": ["bytes", "time_median_s", "time_p90_s", "algbw_Bps", "busbw_Bps",
-                 "correct", "ranks_reported"],
-    "properties": {"bytes": {"type": "integer", "minimum": 1}, "time_median_s": _NUM,
-                   "time_p90_s": _NUM, "algbw_Bps": _NUM, "busbw_Bps": _NUM,
-                   "correct": {"type": "boolean"}, "ranks_reported": {"type": "integer", "minimum": 1}},
+    "required": ["bytes", "time_median_s", "time_p90_s", "algbw_Bps", "busbw_Bps", "correct", "ranks_reported"],
+    "properties": {
+        "bytes": {"type": "integer", "minimum": 1},
+        "time_median_s": _NUM,
+        "time_p90_s": _NUM,
+        "algbw_Bps": _NUM,
+        "busbw_Bps": _NUM,
+        "correct": {"type": "boolean"},
+        "ranks_reported": {"type": "integer", "minimum": 1},
+    },
 }
 RESULT_SCHEMA: Dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "gpucluster.horovod benchmark result",
     "type": "object",
-    "required": ["schema_version", "run_id", "generated_at", "inputs", "tuning", "stack", "hosts",
-                 "runs", "allreduce", "scaling", "link", "comparison", "summary"],
+    "required": [
+        "schema_version",
+        "run_id",
+        "generated_at",
+        "inputs",
+        "tuning",
+        "stack",
+        "hosts",
+        "runs",
+        "allreduce",
+        "scaling",
+        "link",
+        "comparison",
+        "summary",
+    ],
     "properties": {
         "schema_version": {"type": "integer", "enum": [SCHEMA_VERSION]},
         "run_id": {"type": "string"},
@@ -101,27 +120,59 @@ RESULT_SCHEMA: Dict[str, Any] = {
         "tuning": {"type": "object"},
         "stack": {"type": "object"},
         "hosts": {"type": "array", "items": {"type": "object", "required": ["name"]}},
-        "runs": {"type": "array", "minItems": 1, "items": {
-            "type": "object", "required": ["tag", "mode", "library", "workers", "device", "ranks"],
-            "properties": {"workers": {"type": "integer", "minimum": 1},
-                           "mode": {"type": "string", "enum": ["horovod", "torch"]},
-                           "ranks": {"type": "array"},
-                           "allreduce": {"type": "array", "items": _ROW}}}},
-        "allreduce": {"type": "object", "required": ["workers", "horovod", "peer"],
-                      "properties": {"horovod": {"type": "array", "items": _ROW},
-                                     "peer": {"type": "array", "items": _ROW}}},
-        "scaling": {"type": "array", "items": {
-            "type": "object", "required": ["workers", "samples_per_s_total", "samples_per_s_per_worker",
-                                           "efficiency"],
-            "properties": {"workers": {"type": "integer", "minimum": 1},
-                           "samples_per_s_total": _NUM, "samples_per_s_per_worker": _NUM,
-                           "efficiency": {"type": ["number", "null"]}}}},
-        "link": {"type": "array", "items": {"type": "object", "required": ["host", "bits_per_second"],
-                                            "properties": {"bits_per_second": _NUM}}},
+        "runs": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["tag", "mode", "library", "workers", "device", "ranks"],
+                "properties": {
+                    "workers": {"type": "integer", "minimum": 1},
+                    "mode": {"type": "string", "enum": ["horovod", "torch"]},
+                    "ranks": {"type": "array"},
+                    "allreduce": {"type": "array", "items": _ROW},
+                },
+            },
+        },
+        "allreduce": {
+            "type": "object",
+            "required": ["workers", "horovod", "peer"],
+            "properties": {"horovod": {"type": "array", "items": _ROW}, "peer": {"type": "array", "items": _ROW}},
+        },
+        "scaling": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["workers", "samples_per_s_total", "samples_per_s_per_worker", "efficiency"],
+                "properties": {
+                    "workers": {"type": "integer", "minimum": 1},
+                    "samples_per_s_total": _NUM,
+                    "samples_per_s_per_worker": _NUM,
+                    "efficiency": {"type": ["number", "null"]},
+                },
+            },
+        },
+        "link": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["host", "bits_per_second"],
+                "properties": {"bits_per_second": _NUM},
+            },
+        },
         "comparison": {"type": "array", "items": {"type": "object", "required": ["bytes", "ratio"]}},
-        "summary": {"type": "object", "required": [
-            "every_rank_reported", "correct", "device", "workers_max", "ratio_large",
-            "efficiency_max_workers", "link_Bps"]},
+        "summary": {
+            "type": "object",
+            "required": [
+                "every_rank_reported",
+                "correct",
+                "device",
+                "workers_max",
+                "ratio_large",
+                "efficiency_max_workers",
+                "link_Bps",
+            ],
+        },
     },
 }
 
@@ -183,11 +234,19 @@ def normalize_run(doc: Dict[str, Any], source: str = "?") -> Dict[str, Any]:
         new["correct"] = bool(row["correct"]) and int(row["ranks_reported"]) == workers
         rows.append(new)
     run = {
-        "tag": str(doc["tag"]), "mode": doc["mode"], "workers": workers,
-        "library": doc.get("library", doc["mode"]), "device": doc.get("device", "cpu"),
-        "horovod": doc.get("horovod"), "torch": doc.get("torch"),
-        "ranks": doc["ranks"], "env": doc.get("env", {}), "options": doc.get("options", {}),
-        "started": doc.get("started"), "finished": doc.get("finished"), "source": source,
+        "tag": str(doc["tag"]),
+        "mode": doc["mode"],
+        "workers": workers,
+        "library": doc.get("library", doc["mode"]),
+        "device": doc.get("device", "cpu"),
+        "horovod": doc.get("horovod"),
+        "torch": doc.get("torch"),
+        "ranks": doc["ranks"],
+        "env": doc.get("env", {}),
+        "options": doc.get("options", {}),
+        "started": doc.get("started"),
+        "finished": doc.get("finished"),
+        "source": source,
         "allreduce": rows,
     }
     if doc.get("training"):
@@ -205,19 +264,7 @@ def _every_rank(run: Dict[str, Any]) -> bool:
     return ok
 
 
-def combine(  # noqa: PLR0912, PLR0915, PLR0917 - one pass that builds every section of the document
-    runs: Sequence[Dict[str, Any]], link: Optional[Dict[str, Any]] = None,
-            inputs: Optional[Dict[str, Any]] = None, tuning: Optional[Dict[str, Any]] = None,
-            stack: Optional[Dict[str, Any]] = None, hosts: Optional[Sequence[Dict[str, Any]]] = None,
-            run_id: str = "", generated_at: str = "",
-            large_bytes: int = LARGE_MESSAGE_BYTES) -> Dict[str, Any]:
-    """Build the schema_version 1 document from program documents and iperf3 results.
-
-    ``runs`` items are program documents, or ``{"source": path, "doc": document}``.
-    ``link`` maps a host name to its ``iperf3 -J`` output (str or dict).
-    """
-    if not runs:
-        raise BenchmarkError("no benchmark results to combine (did every horovodrun fail?)")
+def _normalize_runs(runs: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
     norm = []
     for item in runs:
         if "doc" in item and "mode" not in item:
@@ -225,7 +272,11 @@ def combine(  # noqa: PLR0912, PLR0915, PLR0917 - one pass that builds every sec
         else:
             norm.append(normalize_run(item))
     norm.sort(key=lambda r: (r["mode"], r["workers"], r["tag"]))
+    return norm
 
+
+def _allreduce_pair(norm: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """The worker count both Horovod and the peer library ran at (else Horovod's largest), and their rows."""
     hvd_ar = [r for r in norm if r["mode"] == "horovod" and r["allreduce"]]
     peer_ar = [r for r in norm if r["mode"] == "torch" and r["allreduce"]]
     common = sorted({r["workers"] for r in hvd_ar} & {r["workers"] for r in peer_ar})
@@ -235,39 +286,48 @@ def combine(  # noqa: PLR0912, PLR0915, PLR0917 - one pass that builds every sec
         wmax = max(r["workers"] for r in hvd_ar)
     else:
         wmax = max(r["workers"] for r in norm)
-    hvd_rows = next((r["allreduce"] for r in reversed(hvd_ar) if r["workers"] == wmax), [])
-    peer_rows = next((r["allreduce"] for r in reversed(peer_ar) if r["workers"] == wmax), [])
+    return {
+        "workers": wmax,
+        "horovod": next((r["allreduce"] for r in reversed(hvd_ar) if r["workers"] == wmax), []),
+        "peer": next((r["allreduce"] for r in reversed(peer_ar) if r["workers"] == wmax), []),
+        "peer_library": next((r["library"] for r in peer_ar if r["workers"] == wmax), None),
+    }
 
+
+def _links(link: Optional[Dict[str, Any]]) -> List[Dict[str, Any]]:
     links = []
     for host, data in sorted((link or {}).items()):
         bps = parse_iperf3(data, host)
         links.append({"host": host, "bits_per_second": bps, "bytes_per_second": bps / 8.0})
-    link_bps = min((x["bytes_per_second"] for x in links), default=None)
+    return links
 
-    peer_by = {r["bytes"]: r for r in peer_rows}
+
+def _comparison(pair: Dict[str, Any], link_bps: Optional[float]) -> List[Dict[str, Any]]:
+    peer_by = {r["bytes"]: r for r in pair["peer"]}
     comparison = []
-    for row in hvd_rows:
+    for row in pair["horovod"]:
         peer = peer_by.get(row["bytes"])
         ratio = None
         if peer and peer["busbw_Bps"] > 0:
             ratio = row["busbw_Bps"] / peer["busbw_Bps"]
-        elif peer and peer["time_median_s"] > 0 and wmax == 1:
+        elif peer and peer["time_median_s"] > 0 and pair["workers"] == 1:
             ratio = peer["time_median_s"] / row["time_median_s"]
-        comparison.append({
-            "bytes": row["bytes"], "horovod_busbw_Bps": row["busbw_Bps"],
-            "peer_busbw_Bps": peer["busbw_Bps"] if peer else None,
-            "horovod_time_s": row["time_median_s"],
-            "peer_time_s": peer["time_median_s"] if peer else None, "ratio": ratio,
-            "horovod_link_fraction": (row["busbw_Bps"] / link_bps) if link_bps else None,
-            "peer_link_fraction": (peer["busbw_Bps"] / link_bps) if (peer and link_bps) else None,
-        })
-    large = [c for c in comparison if c["bytes"] >= large_bytes and c["ratio"] is not None]
-    large_measured = bool(large)
-    if not large:
-        with_ratio = [c for c in comparison if c["ratio"] is not None]
-        large = with_ratio[-1:]
-    ratio_large = min((c["ratio"] for c in large), default=None)
+        comparison.append(
+            {
+                "bytes": row["bytes"],
+                "horovod_busbw_Bps": row["busbw_Bps"],
+                "peer_busbw_Bps": peer["busbw_Bps"] if peer else None,
+                "horovod_time_s": row["time_median_s"],
+                "peer_time_s": peer["time_median_s"] if peer else None,
+                "ratio": ratio,
+                "horovod_link_fraction": (row["busbw_Bps"] / link_bps) if link_bps else None,
+                "peer_link_fraction": (peer["busbw_Bps"] / link_bps) if (peer and link_bps) else None,
+            }
+        )
+    return comparison
 
+
+def _scaling(norm: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
     train = {}
     for r in norm:
         if r["mode"] == "horovod" and r.get("training"):
@@ -279,34 +339,93 @@ def combine(  # noqa: PLR0912, PLR0915, PLR0917 - one pass that builds every sec
         eff = None
         if base and base["samples_per_s_total"] > 0:
             eff = efficiency(float(tr["samples_per_s_total"]), w, float(base["samples_per_s_total"]))
-        scaling.append({"workers": w, "model": tr.get("model"), "device": tr.get("device"),
-                        "samples_per_s_total": float(tr["samples_per_s_total"]),
-                        "samples_per_s_per_worker": float(tr["samples_per_s_per_worker"]),
-                        "efficiency": eff})
+        scaling.append(
+            {
+                "workers": w,
+                "model": tr.get("model"),
+                "device": tr.get("device"),
+                "samples_per_s_total": float(tr["samples_per_s_total"]),
+                "samples_per_s_per_worker": float(tr["samples_per_s_per_worker"]),
+                "efficiency": eff,
+            }
+        )
+    return scaling
 
-    every = all(_every_rank(r) for r in norm)
-    correct = all(row["correct"] for r in norm for row in r["allreduce"])
-    devices = sorted({r["device"] for r in norm})
-    eff_max = scaling[-1]["efficiency"] if scaling else None
-    summary = {
-        "every_rank_reported": every, "correct": correct, "device": ",".join(devices),
-        "workers_max": wmax, "ratio_large": ratio_large, "ratio_large_measured_at_64MiB": large_measured,
+
+def _summary(
+    norm: List[Dict[str, Any]],
+    comparison: List[Dict[str, Any]],
+    scaling: List[Dict[str, Any]],
+    *,
+    workers: int,
+    link_bps: Optional[float],
+    large_bytes: int,
+) -> Dict[str, Any]:
+    large = [c for c in comparison if c["bytes"] >= large_bytes and c["ratio"] is not None]
+    large_measured = bool(large)
+    if not large:
+        with_ratio = [c for c in comparison if c["ratio"] is not None]
+        large = with_ratio[-1:]
+    return {
+        "every_rank_reported": all(_every_rank(r) for r in norm),
+        "correct": all(row["correct"] for r in norm for row in r["allreduce"]),
+        "device": ",".join(sorted({r["device"] for r in norm})),
+        "workers_max": workers,
+        "ratio_large": min((c["ratio"] for c in large), default=None),
+        "ratio_large_measured_at_64MiB": large_measured,
         "ratio_large_bytes": [c["bytes"] for c in large],
-        "efficiency_max_workers": eff_max, "link_Bps": link_bps,
+        "efficiency_max_workers": scaling[-1]["efficiency"] if scaling else None,
+        "link_Bps": link_bps,
         "runs": len(norm),
     }
+
+
+def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the action plugin and tests
+    runs: Sequence[Dict[str, Any]],
+    link: Optional[Dict[str, Any]] = None,
+    inputs: Optional[Dict[str, Any]] = None,
+    tuning: Optional[Dict[str, Any]] = None,
+    stack: Optional[Dict[str, Any]] = None,
+    hosts: Optional[Sequence[Dict[str, Any]]] = None,
+    run_id: str = "",
+    generated_at: str = "",
+    large_bytes: int = LARGE_MESSAGE_BYTES,
+) -> Dict[str, Any]:
+    """Build the schema_version 1 document from program documents and iperf3 results.
+
+    ``runs`` items are program documents, or ``{"source": path, "doc": document}``.
+    ``link`` maps a host name to its ``iperf3 -J`` output (str or dict).
+    """
+    if not runs:
+        raise BenchmarkError("no benchmark results to combine (did every horovodrun fail?)")
+    norm = _normalize_runs(runs)
+    pair = _allreduce_pair(norm)
+    links = _links(link)
+    link_bps = min((x["bytes_per_second"] for x in links), default=None)
+    comparison = _comparison(pair, link_bps)
+    scaling = _scaling(norm)
     doc = {
-        "schema_version": SCHEMA_VERSION, "run_id": run_id, "generated_at": generated_at,
-        "inputs": dict(inputs or {}), "tuning": dict(tuning or {}), "stack": dict(stack or {}),
-        "hosts": [dict(h) for h in (hosts or [])], "runs": norm,
-        "allreduce": {"workers": wmax, "horovod": hvd_rows, "peer": peer_rows,
-                      "peer_library": next((r["library"] for r in peer_ar if r["workers"] == wmax), None)},
-        "scaling": scaling, "link": links, "comparison": comparison, "summary": summary,
+        "schema_version": SCHEMA_VERSION,
+        "run_id": run_id,
+        "generated_at": generated_at,
+        "inputs": dict(inputs or {}),
+        "tuning": dict(tuning or {}),
+        "stack": dict(stack or {}),
+        "hosts": [dict(h) for h in (hosts or [])],
+        "runs": norm,
+        "allreduce": pair,
+        "scaling": scaling,
+        "link": links,
+        "comparison": comparison,
+        "summary": _summary(
+            norm, comparison, scaling, workers=pair["workers"], link_bps=link_bps, large_bytes=large_bytes
+        ),
     }
     errs = schema_errors(doc)
     if errs:
-        raise BenchmarkError("combined result does not match schema_version %d: %s"
-                             % (SCHEMA_VERSION, "; ".join(errs[:5])))
+        raise BenchmarkError(
+            "combined result does not match schema_version %d: %s" % (SCHEMA_VERSION, "; ".join(errs[:5]))
+        )
     return doc
 
 
@@ -315,8 +434,9 @@ def load_result(text: str) -> Dict[str, Any]:
     doc = json.loads(text)
     ver = doc.get("schema_version") if isinstance(doc, dict) else None
     if ver != SCHEMA_VERSION:
-        raise BenchmarkError("result schema_version %r is not supported (this collection reads %d)"
-                             % (ver, SCHEMA_VERSION))
+        raise BenchmarkError(
+            "result schema_version %r is not supported (this collection reads %d)" % (ver, SCHEMA_VERSION)
+        )
     errs = schema_errors(doc)
     if errs:
         raise BenchmarkError("result does not match schema: {}".format("; ".join(errs[:5])))
@@ -339,55 +459,100 @@ def summary_table(doc: Dict[str, Any]) -> List[str]:
     for c in doc["comparison"]:
         if c["bytes"] < 1024 * 1024 and c is not doc["comparison"][0]:
             continue
-        lines.append("%-10s %12s %12s %8s %12s" % (
-            human_bytes(c["bytes"]), _gbps(c["horovod_busbw_Bps"]), _gbps(c["peer_busbw_Bps"]),
-            _f(c["ratio"]), _f(c["horovod_link_fraction"])))
+        lines.append(
+            "%-10s %12s %12s %8s %12s"
+            % (
+                human_bytes(c["bytes"]),
+                _gbps(c["horovod_busbw_Bps"]),
+                _gbps(c["peer_busbw_Bps"]),
+                _f(c["ratio"]),
+                _f(c["horovod_link_fraction"]),
+            )
+        )
     for sc in doc["scaling"]:
-        lines.append("workers %-3d %10.1f samples/s total, efficiency %s" % (
-            sc["workers"], sc["samples_per_s_total"], _f(sc["efficiency"])))
+        lines.append(
+            "workers %-3d %10.1f samples/s total, efficiency %s"
+            % (sc["workers"], sc["samples_per_s_total"], _f(sc["efficiency"]))
+        )
     lines.append(
         "device {} | every rank reported: {} | results correct: {} | hvd/peer busbw >=64MiB: {}".format(
-            s["device"], s["every_rank_reported"], s["correct"], _f(s["ratio_large"])))
+            s["device"], s["every_rank_reported"], s["correct"], _f(s["ratio_large"])
+        )
+    )
     return lines
 
 
 def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
     s = doc["summary"]
     ar = doc["allreduce"]
-    out = ["# Horovod cluster benchmark {}".format(doc["run_id"]), "",
-           "Generated %s, schema_version %d. Device: **%s**%s." % (
-               doc["generated_at"], doc["schema_version"], s["device"],
-               " (no GPU used: training ran on the CPU)" if s["device"] == "cpu" else ""), "",
-           "- every rank reported: **{}**".format(s["every_rank_reported"]),
-           "- allreduce results correct: **{}**".format(s["correct"]),
-           "- Horovod / %s bus bandwidth at >= 64 MiB (%d workers): **%s**%s" % (
-               ar.get("peer_library") or "peer", ar["workers"], _f(s["ratio_large"]),
-               "" if s["ratio_large_measured_at_64MiB"] else " (largest size measured is below 64 MiB)"),
-           "- scaling efficiency at {} workers: **{}**".format(
-               doc["scaling"][-1]["workers"] if doc["scaling"] else "-", _f(s["efficiency_max_workers"])),
-           "- link limit (iperf3, slowest node): {} Gbit/s".format(_gbps(s["link_Bps"])), ""]
-    out += ["## Allreduce (%d workers)" % ar["workers"], "",
-            "| size | Horovod time (median / p90) | Horovod busbw Gbit/s | peer time (median) "
-            "| peer busbw Gbit/s | ratio | Horovod / link |",
-            "|---:|---:|---:|---:|---:|---:|---:|"]
+    out = [
+        "# Horovod cluster benchmark {}".format(doc["run_id"]),
+        "",
+        "Generated %s, schema_version %d. Device: **%s**%s."
+        % (
+            doc["generated_at"],
+            doc["schema_version"],
+            s["device"],
+            " (no GPU used: training ran on the CPU)" if s["device"] == "cpu" else "",
+        ),
+        "",
+        "- every rank reported: **{}**".format(s["every_rank_reported"]),
+        "- allreduce results correct: **{}**".format(s["correct"]),
+        "- Horovod / %s bus bandwidth at >= 64 MiB (%d workers): **%s**%s"
+        % (
+            ar.get("peer_library") or "peer",
+            ar["workers"],
+            _f(s["ratio_large"]),
+            "" if s["ratio_large_measured_at_64MiB"] else " (largest size measured is below 64 MiB)",
+        ),
+        "- scaling efficiency at {} workers: **{}**".format(
+            doc["scaling"][-1]["workers"] if doc["scaling"] else "-", _f(s["efficiency_max_workers"])
+        ),
+        "- link limit (iperf3, slowest node): {} Gbit/s".format(_gbps(s["link_Bps"])),
+        "",
+    ]
+    out += [
+        "## Allreduce (%d workers)" % ar["workers"],
+        "",
+        "| size | Horovod time (median / p90) | Horovod busbw Gbit/s | peer time (median) "
+        "| peer busbw Gbit/s | ratio | Horovod / link |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     hvd_by = {r["bytes"]: r for r in ar["horovod"]}
     for c in doc["comparison"]:
         h = hvd_by[c["bytes"]]
-        out.append("| {} | {:.3f} / {:.3f} ms | {} | {} | {} | {} | {} |".format(
-            human_bytes(c["bytes"]), h["time_median_s"] * 1e3, h["time_p90_s"] * 1e3,
-            _gbps(c["horovod_busbw_Bps"]),
-            "-" if c["peer_time_s"] is None else "%.3f ms" % (c["peer_time_s"] * 1e3),
-            _gbps(c["peer_busbw_Bps"]), _f(c["ratio"]), _f(c["horovod_link_fraction"])))
-    out += ["", "Bus bandwidth = size / time x 2(n-1)/n; time = median over iterations of the "
-            "slowest rank.", ""]
+        out.append(
+            "| {} | {:.3f} / {:.3f} ms | {} | {} | {} | {} | {} |".format(
+                human_bytes(c["bytes"]),
+                h["time_median_s"] * 1e3,
+                h["time_p90_s"] * 1e3,
+                _gbps(c["horovod_busbw_Bps"]),
+                "-" if c["peer_time_s"] is None else "%.3f ms" % (c["peer_time_s"] * 1e3),
+                _gbps(c["peer_busbw_Bps"]),
+                _f(c["ratio"]),
+                _f(c["horovod_link_fraction"]),
+            )
+        )
+    out += ["", "Bus bandwidth = size / time x 2(n-1)/n; time = median over iterations of the slowest rank.", ""]
     if doc["scaling"]:
-        out += ["## Training throughput (synthetic data)", "",
-                "| workers | model | device | samples/s total | samples/s per worker | efficiency |",
-                "|---:|---|---|---:|---:|---:|"]
+        out += [
+            "## Training throughput (synthetic data)",
+            "",
+            "| workers | model | device | samples/s total | samples/s per worker | efficiency |",
+            "|---:|---|---|---:|---:|---:|",
+        ]
         for sc in doc["scaling"]:
-            out.append("| %d | %s | %s | %.1f | %.1f | %s |" % (
-                sc["workers"], sc["model"], sc["device"], sc["samples_per_s_total"],
-                sc["samples_per_s_per_worker"], _f(sc["efficiency"])))
+            out.append(
+                "| %d | %s | %s | %.1f | %.1f | %s |"
+                % (
+                    sc["workers"],
+                    sc["model"],
+                    sc["device"],
+                    sc["samples_per_s_total"],
+                    sc["samples_per_s_per_worker"],
+                    _f(sc["efficiency"]),
+                )
+            )
         out += ["", "Efficiency = throughput(N) / (N x throughput(1)).", ""]
     if doc["link"]:
         out += ["## Link (iperf3 from the launcher)", "", "| host | Gbit/s |", "|---|---:|"]
@@ -396,8 +561,7 @@ def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
     out += ["## Tuning used", "", "| variable | value |", "|---|---|"]
     out += ["| {} | {} |".format(k, doc["tuning"][k]) for k in sorted(doc["tuning"])]
     out += ["", "## Runs", "", "| tag | library | workers | device |", "|---|---|---:|---|"]
-    out += ["| %s | %s | %d | %s |" % (r["tag"], r["library"], r["workers"], r["device"])
-            for r in doc["runs"]]
+    out += ["| %s | %s | %d | %s |" % (r["tag"], r["library"], r["workers"], r["device"]) for r in doc["runs"]]
     if doc["hosts"]:
         out += ["", "## Hosts", "", "| host | address | slots | details |", "|---|---|---:|---|"]
         for h in doc["hosts"]:
@@ -405,8 +569,11 @@ def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
             out.append("| {} | {} | {} | {} |".format(h["name"], h.get("address", "-"), h.get("slots", "-"), rest))
     if doc["stack"]:
         out += ["", "## Stack", "", "| component | version |", "|---|---|"]
-        out += ["| {} | {} |".format(k, doc["stack"][k]) for k in sorted(doc["stack"])
-                if not isinstance(doc["stack"][k], (dict, list))]
+        out += [
+            "| {} | {} |".format(k, doc["stack"][k])
+            for k in sorted(doc["stack"])
+            if not isinstance(doc["stack"][k], (dict, list))
+        ]
     if plots:
         out += ["", "## Plots", ""] + [f"![{os.path.basename(p)}]({os.path.basename(p)})" for p in plots]
     out.append("")
@@ -421,13 +588,14 @@ def render_plots(doc: Dict[str, Any], outdir: str) -> List[str]:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt  # noqa: PLC0415 - after matplotlib.use("Agg")
     except ImportError as exc:
-        raise BenchmarkError("benchmark plots need the Python package 'matplotlib' on the control node "
-                             "(pip install matplotlib), or set horovod_benchmark_plots: false") from exc
+        raise BenchmarkError(
+            "benchmark plots need the Python package 'matplotlib' on the control node "
+            "(pip install matplotlib), or set horovod_benchmark_plots: false"
+        ) from exc
     paths = []
     ar = doc["allreduce"]
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for rows, label, style in ((ar["horovod"], "Horovod", "o-"),
-                               (ar["peer"], ar.get("peer_library") or "peer", "s--")):
+    for rows, label, style in ((ar["horovod"], "Horovod", "o-"), (ar["peer"], ar.get("peer_library") or "peer", "s--")):
         if rows:
             ax.plot([r["bytes"] for r in rows], [r["busbw_Bps"] * 8 / 1e9 for r in rows], style, label=label)
     if doc["summary"]["link_Bps"]:
@@ -450,8 +618,13 @@ def render_plots(doc: Dict[str, Any], outdir: str) -> List[str]:
         ax1.set_xlabel("workers")
         ax1.set_ylabel("samples/s")
         ax2 = ax1.twinx()
-        ax2.plot(w, [s["efficiency"] if s["efficiency"] is not None else float("nan")
-                     for s in doc["scaling"]], "s--", color="tab:red", label="efficiency")
+        ax2.plot(
+            w,
+            [s["efficiency"] if s["efficiency"] is not None else float("nan") for s in doc["scaling"]],
+            "s--",
+            color="tab:red",
+            label="efficiency",
+        )
         ax2.set_ylabel("scaling efficiency")
         ax2.set_ylim(0, 1.2)
         ax1.set_title("synthetic training throughput")
