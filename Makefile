@@ -2,6 +2,7 @@
 #   make run     build the sandbox cluster (3 containers) and run site.yml on it
 #   make test    every test tier (what .ci/run calls)
 # Fast targets: lint, unit, sanity, molecule [SCENARIO=name], images, docs, build.
+#   make timing-single-node   Horovod on one node, to compare with the 3-node scenario's time
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
@@ -14,13 +15,14 @@ COLLECTION_LINK := .cache/collections/ansible_collections/gpucluster/horovod
 SCENARIO ?=
 INVENTORY ?= inventories/sandbox/hosts.yml
 
-.PHONY: help venv host images lint unit sanity molecule build docs docs-check test run sandbox sandbox-destroy clean
+.PHONY: help venv host images lint unit sanity molecule timing-single-node build docs docs-check test run sandbox sandbox-destroy clean
 
 help:
 	@echo "make run              sandbox cluster + site.yml + benchmark report"
 	@echo "make test             every test tier (lint, unit, sanity, build, molecule)"
 	@echo "make lint|unit|sanity|build|docs|images"
 	@echo "make molecule [SCENARIO=name]"
+	@echo "make timing-single-node  Horovod on one node (timing comparison, not in make test)"
 	@echo "make sandbox-destroy  remove the sandbox containers and network"
 
 venv: $(VENV)/.stamp $(COLLECTION_LINK)
@@ -68,6 +70,10 @@ build: venv
 
 molecule: venv images
 	scripts/molecule.sh $(SCENARIO)
+
+# Not a test tier: a timing comparison kept out of molecule/ (molecule finds it through MOLECULE_GLOB).
+timing-single-node: venv images
+	MOLECULE_GLOB='tests/timing/*/molecule.yml' scripts/molecule.sh horovod_single_node
 
 test: venv
 	scripts/test-all.sh

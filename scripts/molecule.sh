@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Run molecule scenarios one after the other: the named ones, or every scenario under molecule/.
+# Run molecule scenarios one after the other: the named ones, or every scenario under molecule/
+# (sorted; molecule/_shared holds the shared plays, not a scenario).
 # Prints each scenario's duration and a closing "N passed, N failed" line.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -7,21 +8,10 @@ cd "$(dirname "$0")/.." || exit 1
 if [ $# -gt 0 ] && [ -n "$*" ]; then
     scenarios=("$@")
 else
-    # Every scenario, in the order of the site flow (harness first; horovod_default before
-    # horovod_benchmark_default, which reuses its wheel cache). A scenario whose molecule.yml has
-    # the line `# make-test: skip` (a timing comparison, say) runs only when named.
-    order=(cluster standin_repo preflight passwordless_ssh openmpi horovod_default horovod_benchmark)
-    mapfile -t found < <(find molecule -mindepth 2 -maxdepth 2 -name molecule.yml -printf '%h\n' \
-                         | xargs -n1 basename | sort)
-    scenarios=()
-    for prefix in "${order[@]}" ""; do
-        for s in "${found[@]}"; do
-            [[ $s == "$prefix"* ]] || continue
-            [[ " ${scenarios[*]} " == *" $s "* ]] && continue
-            grep -qx '# make-test: skip' "molecule/$s/molecule.yml" && continue
-            scenarios+=("$s")
-        done
-    done
+    # Every scenario under molecule/, sorted by name. Each one owns its nodes, network and controller
+    # cache (the shared prepare empties it), so none depends on another or on the order they run in.
+    mapfile -t scenarios < <(find molecule -mindepth 2 -maxdepth 2 -name molecule.yml -printf '%h\n' \
+                             | xargs -n1 basename | sort)
 fi
 
 passed=0; failed=0; failed_names=()
