@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils import _benchmark as b
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils import _benchmark_report as r
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "benchmark"
 MIB = 1024 * 1024
@@ -255,14 +256,14 @@ def test_markdown_and_summary():
         generated_at="2026-01-01T00:00:00Z",
         tuning={"horovod_benchmark_fusion_threshold_mb": 64},
     )
-    md = b.render_markdown(doc, ["/x/busbw.png"])
+    md = r.render_markdown(doc, ["/x/busbw.png"])
     assert md.startswith("# Horovod cluster benchmark r9")
     assert "| 64 MiB | 200.000 / 220.000 ms |" in md
     assert "| 3 | smallconvnet | cpu | 240.0 | 80.0 | 0.80 |" in md
     assert "| horovod_benchmark_fusion_threshold_mb | 64 |" in md
     assert "![busbw.png](busbw.png)" in md
     assert "training ran on the CPU" in md
-    lines = b.summary_table(doc)
+    lines = r.summary_table(doc)
     assert lines[0].split() == ["size", "hvd", "Gbit/s", "peer", "Gbit/s", "ratio", "link", "frac"]
     assert any(line.startswith("64 MiB") and "0.80" in line for line in lines)
     assert "every rank reported: True" in lines[-1]
@@ -271,7 +272,7 @@ def test_markdown_and_summary():
 def test_write_report_writes_png(tmp_path):
     pytest.importorskip("matplotlib")
     doc = b.combine(synthetic_runs(), link={"n2": {"end": {"sum_received": {"bits_per_second": 8e9}}}}, run_id="r")
-    paths = b.write_report(doc, str(tmp_path))
+    paths = r.write_report(doc, str(tmp_path))
     assert [Path(p).name for p in paths["plots"]] == ["busbw.png", "scaling.png"]
     for p in paths["plots"]:
         assert Path(p).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -281,7 +282,7 @@ def test_write_report_writes_png(tmp_path):
 
 def test_write_report_without_plots(tmp_path):
     doc = b.combine(synthetic_runs(), run_id="r")
-    paths = b.write_report(doc, str(tmp_path), plots=False)
+    paths = r.write_report(doc, str(tmp_path), plots=False)
     assert paths["plots"] == []
     assert not (tmp_path / "busbw.png").exists()
 
@@ -296,4 +297,4 @@ def test_missing_matplotlib_names_package(monkeypatch, tmp_path):
 
     monkeypatch.setattr(builtins, "__import__", fake)
     with pytest.raises(b.BenchmarkError, match="'matplotlib'"):
-        b.render_plots(b.combine(synthetic_runs(), run_id="r"), str(tmp_path))
+        r.render_plots(b.combine(synthetic_runs(), run_id="r"), str(tmp_path))
