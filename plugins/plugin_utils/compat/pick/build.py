@@ -37,8 +37,8 @@ def _compiler_patch(c: Candidate, hv: Dict[str, Any], gcc: int, patch: Dict[str,
             )
         )
         return False
-    why = "GCC {} builds Horovod {}, which lacks headers GCC >= {} no longer pulls in: the '{}' patch ({}) adds them."
-    why = why.format(gcc, hv["horovod"], patch["gcc_min"], patch["name"], patch["upstream"])
+    why = "GCC {} builds Horovod {}, which does not compile with GCC >= {} as released: the '{}' patch ({}): {}"
+    why = why.format(gcc, hv["horovod"], patch["gcc_min"], patch["name"], patch["upstream"], patch["summary"].strip())
     c.reasons["horovod_patches"] = (c.reasons["horovod_patches"] + " " + why) if "horovod_patches" in c.reasons else why
     return True
 

@@ -59,7 +59,7 @@ def test_mixed_os_shares_framework_and_horovod_but_not_python():
         assert s1[key] == s2[key]
     # The framework's build change is shared; the compiler's follows each OS (Debian 13's GCC 14 needs gcc13-headers).
     assert s1["horovod_patches"] == ["cxx17"]
-    assert s2["horovod_patches"] == ["cxx17", "gcc13-headers"]
+    assert s2["horovod_patches"] == ["cxx17", "gcc13-headers", "gcc14-flatbuffers-span"]
     assert (s1["host_gcc"], s2["host_gcc"]) == ("12", "14")
     assert (s1["python"], s2["python"]) == ("3.11", "3.13")
     assert (s1["openmpi"], s2["openmpi"]) == ("4.1.4", "5.0.7")

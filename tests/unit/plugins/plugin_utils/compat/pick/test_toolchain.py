@@ -34,7 +34,7 @@ def test_debian13_cpu_gcc_14_gets_the_header_patch():
     stack = resolve({"os": "debian13", "gpus": [], "framework": "pytorch", "framework_version": "2.13"})
     assert stack["host_gcc"] == "14"
     assert stack["host_compiler_packages"] == []
-    assert stack["horovod_patches"] == ["cxx17", "gcc13-headers"]
+    assert stack["horovod_patches"] == ["cxx17", "gcc13-headers", "gcc14-flatbuffers-span"]
     assert "ff4ca09d" in stack["reasons"]["horovod_patches"]
     assert not any(k in stack["horovod_build_env"] for k in ("CC", "CXX", "CUDAHOSTCXX", "NVCC_CCBIN"))
 
@@ -48,6 +48,8 @@ def test_ubuntu2404_cuda_13_0_keeps_gcc_13_and_patches():
     assert stack["host_gcc"] == "13"
     assert "gcc13-headers" in stack["horovod_patches"]
     assert "cxx17" in stack["horovod_patches"]
+    # GCC 13 accepts the bundled flatbuffers; only GCC >= 14 needs its change.
+    assert "gcc14-flatbuffers-span" not in stack["horovod_patches"]
 
 
 def test_ubuntu2404_cuda_11_8_picks_gcc_11():
