@@ -12,7 +12,9 @@ from ansible_collections.gpucluster.horovod.plugins.plugin_utils.compat import (
 
 def test_summary_names_the_main_versions_and_patches():
     stack = resolve({"os": "debian13", "gpus": [], "framework": "pytorch", "framework_version": "2.13"})
-    assert summarize(stack) == "torch 2.13.0 (cpu), Horovod 0.28.1 + cxx17, gcc13-headers, gcc14-flatbuffers-span, Python 3.13"
+    assert summarize(stack) == (
+        "torch 2.13.0 (cpu), Horovod 0.28.1 + cxx17, gcc13-headers, gcc14-flatbuffers-span, Python 3.13"
+    )
 
 
 def test_table_has_a_line_per_key_then_build_env_and_warnings():
