@@ -167,7 +167,11 @@ class ActionModule(ActionBase):
             errors.extend(findings)
             ctx = self._context(task_vars, user_set, role_vars)
             skip = {f.variable for _role, f in findings}
-            for finding in _checks.validate_role(role, options, values, ctx, skip=skip):
+            host_inputs = {}
+            for name in _checks.HOST_INPUTS.get(role, ()):
+                if name in task_vars:
+                    host_inputs.update(self._values(role, {name: {}}, {}, task_vars)[0])
+            for finding in _checks.validate_role(role, options, values, ctx, skip=skip, host_inputs=host_inputs):
                 (warnings if finding.level == _checks.WARNING else errors).append((role, finding))
 
         result["changed"] = False

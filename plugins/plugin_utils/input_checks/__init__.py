@@ -26,6 +26,10 @@ ROLE_CHECKS = {
 }
 
 
+# Host variables a role reads that are no role input (not in its argument spec): checked with it.
+HOST_INPUTS = {"horovod_benchmark": ("horovod_slots",)}
+
+
 def check_role(role: str, values: dict, ctx: Context, skip=()) -> list[Finding]:
     """The findings of one role's semantic checks (a role without checks has none)."""
     return run_checks(ROLE_CHECKS.get(role, ()), values, ctx, skip)
@@ -37,9 +41,10 @@ def spec_variable(message: str, names) -> str:
     return max(found, key=len) if found else ""
 
 
-def validate_role(role: str, options: dict, values: dict, ctx: Context, skip=()) -> list[Finding]:
+def validate_role(role: str, options: dict, values: dict, ctx: Context, *, skip=(), host_inputs=None) -> list[Finding]:
     """Argument-spec validation (Ansible's validator, the role's meta/argument_specs.yml options), then the
-    role's semantic checks on the coerced values; a variable the spec refused is not checked again."""
+    role's semantic checks on the coerced values (plus host_inputs, the HOST_INPUTS set on this host); a
+    variable the spec refused is not checked again."""
     bad = set(skip)
     findings: list[Finding] = []
     result = ArgumentSpecValidator(options).validate(
@@ -49,11 +54,13 @@ def validate_role(role: str, options: dict, values: dict, ctx: Context, skip=())
         name = spec_variable(message, options)
         bad.add(name)
         findings.append(Finding(name or role, values.get(name, ""), message.rstrip(".")))
-    return findings + check_role(role, dict(result.validated_parameters), ctx, skip=bad)
+    checked = {**dict(result.validated_parameters), **(host_inputs or {})}
+    return findings + check_role(role, checked, ctx, skip=bad)
 
 
 __all__ = [
     "ERROR",
+    "HOST_INPUTS",
     "ROLE_CHECKS",
     "WARNING",
     "Check",

@@ -53,7 +53,21 @@ def _warmup_steps(values, ctx):
         )
 
 
+@check("horovod_slots", description="horovod_slots (a host variable), when set: a whole number >= 1")
+def _host_slots(values, ctx):
+    slots = values["horovod_slots"]
+    if slots in (None, ""):
+        return
+    try:
+        number = int(str(slots).strip())
+    except ValueError:
+        number = 0
+    if number < 1:
+        yield Finding("horovod_slots", slots, f"not a worker count for {ctx.host}", "a whole number >= 1, or unset")
+
+
 CHECKS = [
+    _host_slots,
     _sizes,
     _worker_counts,
     _warmup_steps,

@@ -140,3 +140,9 @@ def test_selected_by_tags(tags, run_tags, skip_tags, selected):
 def test_unknown_role_is_an_error_of_the_task():
     with pytest.raises(Exception, match="no role 'nosuchrole'"):
         run({"roles": ["nosuchrole"]})
+
+
+def test_horovod_slots_host_variable_is_checked_with_the_benchmark():
+    result = run({"roles": ["horovod_benchmark"]}, {"horovod_slots": 0})
+    assert result["failed"] is True
+    assert "n1: horovod_slots=0: not a worker count for n1" in result["msg"]

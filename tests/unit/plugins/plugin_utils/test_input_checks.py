@@ -288,6 +288,21 @@ def test_bad_input_is_refused_naming_the_variable(role, overrides, variable, phr
     assert {f.variable for f in errors} == {variable}, [f.text() for f in errors]
 
 
+@pytest.mark.parametrize(("slots", "ok"), [(4, True), ("8", True), (None, True), (0, False), ("two", False)])
+def test_horovod_slots_host_variable(slots, ok):
+    ctx = ic.Context(host="n2", inventory_hosts=HOSTS)
+    findings = ic.validate_role(
+        "horovod_benchmark",
+        _options("horovod_benchmark"),
+        BASELINE["horovod_benchmark"],
+        ctx,
+        host_inputs={"horovod_slots": slots},
+    )
+    assert (findings == []) is ok, [f.text() for f in findings]
+    if not ok:
+        assert findings[0].text().startswith(f"horovod_slots={slots!r}: not a worker count for n2")
+
+
 def test_finding_text_names_variable_value_and_valid():
     (finding,) = _validate("horovod", {"horovod_build_jobs": 0})
     assert (
