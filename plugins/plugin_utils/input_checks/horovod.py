@@ -84,6 +84,35 @@ def _no_index(values, ctx):
 
 @check(
     "horovod_cuda_version",
+    "horovod_nccl_version",
+    "horovod_framework_cuda_variant",
+    description="a CUDA build needs a CUDA build of the framework, and NCCL needs CUDA",
+)
+def _cuda_sense(values, ctx):
+    cuda, nccl, variant = (
+        values["horovod_cuda_version"],
+        values["horovod_nccl_version"],
+        values["horovod_framework_cuda_variant"],
+    )
+    if cuda and variant == "cpu":
+        yield Finding(
+            "horovod_framework_cuda_variant",
+            variant,
+            f"Horovod is built with CUDA {cuda} and NCCL, but against the CPU build of the framework (training would"
+            " not use the GPUs)",
+            "the framework's CUDA wheel variant (e.g. cu121; the resolved stack's), or horovod_cuda_version: ''",
+        )
+    if nccl and not cuda:
+        yield Finding(
+            "horovod_nccl_version",
+            nccl,
+            "NCCL operations need a CUDA build (horovod_cuda_version is empty)",
+            "set horovod_cuda_version too, or leave horovod_nccl_version empty",
+        )
+
+
+@check(
+    "horovod_cuda_version",
     description="warns about a CUDA build on a host where gpu_facts found no GPU",
     level=WARNING,
 )
@@ -105,6 +134,7 @@ CHECKS = [
     _with_mpi,
     _env_names,
     _no_index,
+    _cuda_sense,
     _cuda_without_gpu,
     training_user("horovod_user"),
     absolute_path(

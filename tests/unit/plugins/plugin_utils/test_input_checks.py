@@ -249,6 +249,8 @@ BAD_INPUTS = [
     ("horovod", {"horovod_env_extra": {"NCCL DEBUG": "INFO"}}, "horovod_env_extra", "environment variable"),
     ("horovod", {"horovod_pip_no_index": True}, "horovod_pip_no_index", "no index"),
     ("horovod", {"horovod_nccl_home": "nccl"}, "horovod_nccl_home", "absolute path"),
+    ("horovod", {"horovod_cuda_version": "12.4"}, "horovod_framework_cuda_variant", "CPU build of the framework"),
+    ("horovod", {"horovod_nccl_version": "2.21.5"}, "horovod_nccl_version", "need a CUDA build"),
     # horovod_benchmark
     ("horovod_benchmark", {"horovod_benchmark_sizes": "4K,lots"}, "horovod_benchmark_sizes", "'lots' is not a size"),
     ("horovod_benchmark", {"horovod_benchmark_sizes": "0K"}, "horovod_benchmark_sizes", "not a size"),
@@ -336,7 +338,11 @@ def test_openmpi_version_left_to_the_stack_is_not_refused_with_distro():
             {"openmpi_with_cuda": True, "openmpi_install_method": "source", "openmpi_source_checksum": "sha256:a"},
             "openmpi_with_cuda",
         ),
-        ("horovod", {"horovod_cuda_version": "12.4"}, "horovod_cuda_version"),
+        (
+            "horovod",
+            {"horovod_cuda_version": "12.4", "horovod_framework_cuda_variant": "cu124"},
+            "horovod_cuda_version",
+        ),
     ],
 )
 def test_inputs_that_cannot_apply_on_a_cpu_host_are_warned_about(role, overrides, variable):
