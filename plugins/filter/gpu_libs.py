@@ -1,7 +1,7 @@
 # Copyright: (c) 2026, gpucluster.horovod contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Install-plan filters of the cuda, cudnn and nccl roles: cuda_install_plan, cudnn_install_plan,
-nccl_install_plan, gpu_lib_version_ok, gpu_lib_version, redist_archive.
+nccl_install_plan, cuda_header_wheels, gpu_lib_version_ok, gpu_lib_version, redist_archive.
 
 Documented in the matching <name>.yml files; the logic is in plugin_utils/gpu_libs/.
 """
@@ -65,6 +65,14 @@ def nccl_install_plan(version, method, cuda, facts, *, prefix="/opt/gpucluster",
         raise AnsibleFilterError(f"nccl_install_plan: {exc}") from exc
 
 
+def cuda_header_wheels(version):
+    """CUDA version -> the wheels whose headers compile against cuda_runtime.h/cuda_fp16.h without a toolkit."""
+    try:
+        return _libs.cuda_header_wheels(version)
+    except _libs.PlanError as exc:
+        raise AnsibleFilterError(f"cuda_header_wheels: {exc}") from exc
+
+
 def gpu_lib_version_ok(found, resolved):
     """Whether an installed version agrees with the resolved one on every component both name."""
     try:
@@ -102,6 +110,7 @@ class FilterModule:
     def filters(self):
         return {
             "cuda_install_plan": cuda_install_plan,
+            "cuda_header_wheels": cuda_header_wheels,
             "cudnn_install_plan": cudnn_install_plan,
             "nccl_install_plan": nccl_install_plan,
             "gpu_lib_version_ok": gpu_lib_version_ok,

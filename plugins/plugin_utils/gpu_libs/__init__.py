@@ -21,7 +21,7 @@ from ._base import (
     redist_entry,
     version_matches,
 )
-from .cuda import CUDA_METHODS, cuda_plan
+from .cuda import CUDA_METHODS, cuda_header_wheels, cuda_plan
 from .cudnn import CUDNN_METHODS, cudnn_plan
 from .nccl import NCCL_METHODS, nccl_apt_version, nccl_plan
 
@@ -31,6 +31,7 @@ __all__ = [
     "NCCL_METHODS",
     "PlanError",
     "archive_dir",
+    "cuda_header_wheels",
     "cuda_plan",
     "cudnn_plan",
     "decode_cudart",

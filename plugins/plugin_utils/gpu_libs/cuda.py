@@ -103,6 +103,10 @@ def _redist(version: str, arch: str, components: List[str], known_releases: Iter
     if not components:
         raise PlanError("no redistributable component asked for (cuda_redist_components is empty)")
     release = redist_release(version, known_releases)
+    if vtuple(release)[0] >= 13 and "cuda_nvcc" in components and "cuda_crt" not in components:
+        # CUDA 13 moved the crt/ headers (host_defines.h, which cuda_runtime_api.h includes) out of cuda_nvcc
+        # into a component of their own.
+        components = [*components, "cuda_crt"]
     return {
         "packages": [],
         "pins": [],
@@ -154,3 +158,16 @@ def cuda_plan(
     )
     plan.setdefault("redist", {})
     return plan
+
+
+def cuda_header_wheels(version: Any) -> List[str]:
+    """The wheels whose headers compile a program that includes cuda_runtime.h, cuda_fp16.h (nccl.h) or cudnn.h
+    without a toolkit: the runtime (cuda_runtime*.h), the crt/ headers (the compiler's wheel up to CUDA 12,
+    nvidia-cuda-crt from 13) and CCCL (<nv/target>).
+    CUDA 11 and 12 wheels carry a -cuN suffix; CUDA 13's do not."""
+    parts = vtuple(version)
+    cuda_mm = mm(version)
+    suffix = f"-cu{parts[0]}" if parts[0] < 13 else ""
+    # CUDA 13 moved crt/ out of the compiler's wheel into nvidia-cuda-crt.
+    names = ("runtime", "nvcc", "cccl") if parts[0] < 13 else ("runtime", "crt", "cccl")
+    return [f"nvidia-cuda-{name}{suffix}=={cuda_mm}.*" for name in names]

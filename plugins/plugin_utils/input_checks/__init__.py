@@ -14,7 +14,7 @@ import re
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from . import horovod, horovod_benchmark, openmpi, passwordless_ssh, preflight
+from . import cuda, horovod, horovod_benchmark, nccl, openmpi, passwordless_ssh, preflight
 from ._base import ERROR, WARNING, Check, Context, Finding, parse_sizes, run_checks, user_name_problem
 
 ROLE_CHECKS = {
@@ -23,6 +23,8 @@ ROLE_CHECKS = {
     "openmpi": openmpi.CHECKS,
     "horovod": horovod.CHECKS,
     "horovod_benchmark": horovod_benchmark.CHECKS,
+    "cuda": cuda.CHECKS,
+    "nccl": nccl.CHECKS,
 }
 
 

@@ -18,6 +18,7 @@ def test_filters_are_registered_and_documented():
     names = set(f.FilterModule().filters())
     assert names == {
         "cuda_install_plan",
+        "cuda_header_wheels",
         "cudnn_install_plan",
         "nccl_install_plan",
         "gpu_lib_version_ok",

@@ -81,6 +81,38 @@ BASELINE = {
         "openmpi_verify_remote": True,
         "openmpi_user": "hvd",
     },
+    "cuda": {
+        "cuda_install_method": "redist",
+        "cuda_version": "12.4",
+        "cuda_replace": False,
+        "cuda_force": False,
+        "cuda_prefix": "/usr/local",
+        "cuda_repo_base_url": "https://repo.example/compute/cuda/repos",
+        "cuda_repo_url": "",
+        "cuda_repo_key_url": "",
+        "cuda_repo_key_sha256": "",
+        "cuda_redist_base_url": "https://redist.example/compute/cuda/redist",
+        "cuda_redist_components": ["cuda_cudart", "cuda_nvcc", "cuda_cccl", "cuda_nvrtc"],
+        "cuda_redist_manifest_sha256": "",
+        "cuda_redist_download_dir": "/var/cache/gpucluster/cuda-redist",
+        "cuda_verify": True,
+    },
+    "nccl": {
+        "nccl_install_method": "pip",
+        "nccl_version": "2.21.5",
+        "nccl_cuda_version": "12.4",
+        "nccl_replace": False,
+        "nccl_force": False,
+        "nccl_prefix": "/opt/gpucluster",
+        "nccl_pip_index_url": "",
+        "nccl_pip_extra_args": [],
+        "nccl_repo_base_url": "https://repo.example/compute/cuda/repos",
+        "nccl_repo_url": "",
+        "nccl_repo_key_url": "",
+        "nccl_repo_key_sha256": "",
+        "nccl_cuda_home": "/usr/local/cuda",
+        "nccl_verify": True,
+    },
     "horovod": {
         "horovod_version": "0.28.1",
         "horovod_framework": "pytorch",
@@ -200,6 +232,26 @@ BAD_INPUTS = [
     ("preflight", {"preflight_python": "2.7"}, "preflight_python", "not a Python 3 version"),
     ("preflight", {"preflight_pins": {"cudaa": "12.4"}}, "preflight_pins", "unknown pin cudaa"),
     ("preflight", {"preflight_gather_gpu_facts": "maybe"}, "preflight_gather_gpu_facts", "bool"),
+    # cuda
+    ("cuda", {"cuda_install_method": "runfile"}, "cuda_install_method", "repo, distro, redist"),
+    ("cuda", {"cuda_version": "12"}, "cuda_version", "major.minor"),
+    ("cuda", {"cuda_version": "12.x"}, "cuda_version", "not a version"),
+    ("cuda", {"cuda_version": "12.7"}, "cuda_version", "set cuda_version to the full release"),
+    ("cuda", {"cuda_redist_components": []}, "cuda_redist_components", "cuda_redist_components is empty"),
+    ("cuda", {"cuda_redist_components": ["CUDA RT"]}, "cuda_redist_components", "not manifest component names"),
+    ("cuda", {"cuda_redist_manifest_sha256": "abc"}, "cuda_redist_manifest_sha256", "not a sha256"),
+    ("cuda", {"cuda_install_method": "repo"}, "cuda_repo_key_sha256", "sha256 of NVIDIA's repository signing key"),
+    ("cuda", {"cuda_redist_base_url": "mirror/redist"}, "cuda_redist_base_url", "not an http(s) URL"),
+    ("cuda", {"cuda_prefix": "usr/local"}, "cuda_prefix", "absolute path"),
+    # nccl
+    ("nccl", {"nccl_install_method": "conda"}, "nccl_install_method", "pip, distro, repo"),
+    ("nccl", {"nccl_version": "2.21"}, "nccl_version", "three components"),
+    ("nccl", {"nccl_version": "2.22.3", "nccl_cuda_version": "11.8"}, "nccl_version", "cu11 wheels exist for NCCL"),
+    ("nccl", {"nccl_cuda_version": "10.2"}, "nccl_cuda_version", "no nvidia-nccl wheel is published for CUDA 10"),
+    ("nccl", {"nccl_install_method": "repo"}, "nccl_repo_key_sha256", "sha256 of NVIDIA's repository signing key"),
+    ("nccl", {"nccl_pip_index_url": "pypi.mirror/simple"}, "nccl_pip_index_url", "not an http(s) URL"),
+    ("nccl", {"nccl_prefix": "opt/gpucluster"}, "nccl_prefix", "absolute path"),
+    ("nccl", {"nccl_replace": "sometimes"}, "nccl_replace", "bool"),
     # passwordless_ssh
     ("passwordless_ssh", {"passwordless_ssh_uid": -5}, "passwordless_ssh_uid", "cannot be negative"),
     ("passwordless_ssh", {"passwordless_ssh_uid": 0}, "passwordless_ssh_uid", "root"),
@@ -383,3 +435,62 @@ def test_spec_variable_prefers_the_longest_name():
     msg = "argument 'horovod_benchmark_large_iters' is of type str"
     assert ic.spec_variable(msg, names) == "horovod_benchmark_large_iters"
     assert ic.spec_variable("nothing named", names) == ""
+
+
+def _validate_on(role, os_facts, overrides=None, has_gpu=None):
+    values = {**BASELINE[role], **(overrides or {})}
+    ctx = ic.Context(
+        host="n1",
+        inventory_hosts=HOSTS,
+        has_gpu=has_gpu,
+        user_set=frozenset(overrides or {}),
+        role_vars=_role_vars(role),
+        **os_facts,
+    )
+    return ic.validate_role(role, _options(role), values, ctx)
+
+
+DEBIAN12 = {"os_family": "Debian", "distribution": "Debian", "distribution_major_version": "12"}
+DEBIAN13 = {"os_family": "Debian", "distribution": "Debian", "distribution_major_version": "13"}
+RHEL9 = {"os_family": "RedHat", "distribution": "Rocky", "distribution_major_version": "9"}
+
+
+@pytest.mark.parametrize(
+    ("role", "os_facts", "overrides", "variable", "phrase"),
+    [
+        ("nccl", DEBIAN12, {"nccl_install_method": "distro"}, "nccl_install_method", "debian12 packages no NCCL"),
+        (
+            "nccl",
+            DEBIAN13,
+            {"nccl_install_method": "distro"},
+            "nccl_version",
+            "debian13 packages NCCL 2.22.3 (libnccl2 2.22.3-1-1), not 2.21.5",
+        ),
+        (
+            "nccl",
+            RHEL9,
+            {"nccl_install_method": "distro"},
+            "nccl_install_method",
+            "installs the distro method with apt",
+        ),
+    ],
+)
+def test_os_dependent_refusals(role, os_facts, overrides, variable, phrase):
+    errors = [f for f in _validate_on(role, os_facts, overrides) if f.level == ic.ERROR]
+    assert any(f.variable == variable and phrase in f.text() for f in errors), [f.text() for f in errors]
+
+
+def test_distro_cuda_on_debian12_and_13_passes():
+    assert _validate_on("cuda", DEBIAN12, {"cuda_install_method": "distro", "cuda_version": "11.8"}) == []
+    assert _validate_on("cuda", DEBIAN13, {"cuda_install_method": "distro", "cuda_version": "12.4"}) == []
+
+
+def test_distro_nccl_on_debian13_passes():
+    overrides = {"nccl_install_method": "distro", "nccl_version": "2.22.3"}
+    assert _validate_on("nccl", DEBIAN13, overrides) == []
+
+
+def test_gpu_library_roles_warn_that_a_gpu_less_host_is_skipped():
+    findings = _validate_on("nccl", DEBIAN12, has_gpu=False)
+    assert [(f.variable, f.level) for f in findings] == [("nccl_force", ic.WARNING)]
+    assert _validate_on("nccl", DEBIAN12, {"nccl_force": True}, has_gpu=False) == []

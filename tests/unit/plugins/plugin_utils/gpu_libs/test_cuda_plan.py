@@ -80,7 +80,7 @@ def test_distro_refusals_name_what_the_os_has(os_id, version, phrase):
 
 @pytest.mark.parametrize(
     ("version", "release"),
-    [("12.4", "12.4.1"), ("11.8", "11.8.0"), ("12.6", "12.6.3"), ("12.4.0", "12.4.0"), ("13.0", "13.0.2")],
+    [("12.4", "12.4.1"), ("11.8", "11.8.0"), ("12.6", "12.6.3"), ("12.4.0", "12.4.0"), ("12.9", "12.9.1")],
 )
 def test_redist_reads_the_newest_release_manifest_of_the_minor(version, release):
     plan = _plan("redist", version, "debian12")
@@ -92,6 +92,12 @@ def test_redist_reads_the_newest_release_manifest_of_the_minor(version, release)
     }
     assert plan["packages"] == [] and plan["hold"] == []
     assert plan["home"] == f"/usr/local/cuda-{version[:4]}"
+
+
+def test_redist_cuda13_adds_the_crt_headers_nvcc_no_longer_carries():
+    plan = _plan("redist", "13.0", "debian13")
+    assert plan["redist"]["components"] == [*COMPONENTS, "cuda_crt"]
+    assert _plan("redist", "12.4", "debian13")["redist"]["components"] == COMPONENTS
 
 
 def test_redist_platform_follows_the_machine():
@@ -118,3 +124,23 @@ def test_bad_requests(method, version, phrase):
 
 def test_side_by_side_homes_follow_the_prefix():
     assert _plan("repo", "12.6", "debian12", prefix="/opt/")["home"] == "/opt/cuda-12.6"
+
+
+@pytest.mark.parametrize(
+    ("version", "wheels"),
+    [
+        (
+            "12.4",
+            ["nvidia-cuda-runtime-cu12==12.4.*", "nvidia-cuda-nvcc-cu12==12.4.*", "nvidia-cuda-cccl-cu12==12.4.*"],
+        ),
+        (
+            "11.8.0",
+            ["nvidia-cuda-runtime-cu11==11.8.*", "nvidia-cuda-nvcc-cu11==11.8.*", "nvidia-cuda-cccl-cu11==11.8.*"],
+        ),
+        ("13.0", ["nvidia-cuda-runtime==13.0.*", "nvidia-cuda-crt==13.0.*", "nvidia-cuda-cccl==13.0.*"]),
+    ],
+)
+def test_header_wheels_for_compiling_without_a_toolkit(version, wheels):
+    # nccl.h includes cuda_runtime.h (runtime wheel), which needs crt/host_defines.h (nvcc wheel), and
+    # cuda_fp16.h, which needs <nv/target> (cccl wheel): checked by compiling against the 12.4 wheels.
+    assert g.cuda_header_wheels(version) == wheels

@@ -1,0 +1,85 @@
+# Copyright: (c) 2026, gpucluster.horovod contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Checks the cuda, cudnn and nccl roles share: the host's OS id, URLs, checksums, the GPU-less host warning."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from ._base import WARNING, Check, Context, Finding
+
+_SHA256 = re.compile(r"^[0-9a-fA-F]{64}$")
+
+
+def os_id(ctx: Context) -> str:
+    """The engine's OS id of the host ('' when the facts are not known). Ubuntu LTS releases are <major>.04."""
+    dist, major = ctx.distribution.lower(), ctx.distribution_major_version
+    if not dist or not major:
+        return ""
+    if dist == "ubuntu":
+        return f"ubuntu{major}.04"
+    if dist in ("redhat", "rocky", "almalinux", "centos", "oraclelinux"):
+        return f"rhel{major}"
+    return f"{dist}{major}"
+
+
+def apt_only(role: str, methods: tuple) -> Check:
+    """Package methods the role installs with apt: refused on hosts of another family."""
+    name = f"{role}_install_method"
+
+    def func(values: dict, ctx: Context) -> Iterator[Finding]:
+        method = values[name]
+        if method in methods and ctx.os_family and ctx.os_family != "Debian":
+            yield Finding(
+                name,
+                method,
+                f"the role installs the {method} method with apt; {ctx.host} is {ctx.distribution} ({ctx.os_family})",
+                "a method without packages (pip, redist) on this host",
+            )
+
+    return Check((name,), f"the {', '.join(methods)} method(s) on apt (Debian-family) hosts only", func)
+
+
+def repo_key(role: str) -> Check:
+    """The repo method needs the signing key's sha256."""
+    method, sha = f"{role}_install_method", f"{role}_repo_key_sha256"
+
+    def func(values: dict, ctx: Context) -> Iterator[Finding]:
+        if values[method] == "repo" and not _SHA256.match(values[sha] or ""):
+            yield Finding(
+                sha,
+                values[sha],
+                "the repo method needs the sha256 of NVIDIA's repository signing key",
+                "64 hex digits (sha256sum of the key file, e.g. 3bf863cc.pub)",
+            )
+
+    return Check((method, sha), "the repo method has the signing key's sha256 (64 hex digits)", func)
+
+
+def url(*names: str) -> Check:
+    """An http(s) URL, or empty."""
+
+    def func(values: dict, ctx: Context) -> Iterator[Finding]:
+        for name in names:
+            if name in values and values[name] and not re.match(r"^https?://\S+$", str(values[name])):
+                yield Finding(name, values[name], "not an http(s) URL", "https://... or empty")
+
+    return Check(names, "an http(s) URL or empty", func)
+
+
+def no_gpu(role: str) -> Check:
+    """Warns that a GPU library role skips a host without a GPU unless forced."""
+    force = f"{role}_force"
+
+    def func(values: dict, ctx: Context) -> Iterator[Finding]:
+        if ctx.has_gpu is False and not values[force]:
+            yield Finding(
+                force,
+                False,
+                f"gpu_facts found no NVIDIA GPU on {ctx.host}: the {role} role skips it",
+                f"{force}: true to install anyway (image builders, CI)",
+                WARNING,
+            )
+
+    return Check((force,), f"warns that a host without a GPU is skipped unless {force}", func, level=WARNING)
