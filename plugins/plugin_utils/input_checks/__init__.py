@@ -14,7 +14,7 @@ import re
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from . import cuda, horovod, horovod_benchmark, nccl, openmpi, passwordless_ssh, preflight
+from . import cuda, cudnn, horovod, horovod_benchmark, nccl, openmpi, passwordless_ssh, preflight
 from ._base import ERROR, WARNING, Check, Context, Finding, parse_sizes, run_checks, user_name_problem
 
 ROLE_CHECKS = {
@@ -24,6 +24,7 @@ ROLE_CHECKS = {
     "horovod": horovod.CHECKS,
     "horovod_benchmark": horovod_benchmark.CHECKS,
     "cuda": cuda.CHECKS,
+    "cudnn": cudnn.CHECKS,
     "nccl": nccl.CHECKS,
 }
 
