@@ -14,6 +14,8 @@ wheels the way the redist site ships them, so the roles' redist method is tested
 The manifest has NVIDIA's shape (component -> name, license, version, platform -> relative_path, sha256, md5,
 size; with --variant, platform -> cudaN -> ...). With --tampered DIR, a copy of the tree is written there with one
 byte of every archive flipped and the same manifest: the mirror of a corrupted download that must be refused.
+With --only, the archive keeps a subset of the wheel's files (cuDNN: the libcudnn.so.9 loader, libcudnn_graph
+and the headers, enough for cudnnGetVersion, instead of 1 GB of engines).
 
     build-redist.py --out DIR --release 13.0.2 --component cuda_cudart=WHEEL [--component ...] [--tampered DIR]
 """
@@ -21,6 +23,7 @@ byte of every archive flipped and the same manifest: the mirror of a corrupted d
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import hashlib
 import io
 import json
@@ -48,7 +51,7 @@ def wheel_version(path: Path) -> str:
     return path.name.split("-")[1]
 
 
-def build_archive(component: str, wheel: Path, platform: str, out: Path, variant: str):
+def build_archive(component: str, wheel: Path, platform: str, out: Path, *, variant: str, only=()):
     version = wheel_version(wheel)
     suffix = f"_{variant}" if variant else ""
     top = f"{component}-{platform}-{version}{suffix}-archive"
@@ -66,6 +69,8 @@ def build_archive(component: str, wheel: Path, platform: str, out: Path, variant
                     continue
                 sub = info.filename[len(root) :]
                 if sub.split("/")[0] not in TOP or sub.endswith("__init__.py") or "__pycache__" in sub:
+                    continue
+                if only and not any(fnmatch.fnmatch(sub, pattern) for pattern in only):
                     continue
                 data = zf.read(info)
                 entry = tarfile.TarInfo(f"{top}/{sub}")
@@ -105,13 +110,21 @@ def main() -> None:
     parser.add_argument("--variant", default="", help="per-CUDA archives (cuDNN): cuda12, cuda13")
     parser.add_argument("--component", action="append", required=True, help="name=path/to/wheel")
     parser.add_argument("--tampered", type=Path)
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        help="keep only these paths of the wheel's tree (fnmatch, e.g. 'include/*'); the archive is then a subset",
+    )
     args = parser.parse_args()
 
     args.out.mkdir(parents=True, exist_ok=True)
     manifest = {"release_date": "stand-in", "release_label": args.release, "release_product": args.product}
     for spec in args.component:
         component, wheel = spec.split("=", 1)
-        version, archive = build_archive(component, Path(wheel), args.platform, args.out, args.variant)
+        version, archive = build_archive(
+            component, Path(wheel), args.platform, args.out, variant=args.variant, only=args.only
+        )
         entry = {"name": component, "license": "stand-in", "version": version}
         entry[args.platform] = {args.variant: archive} if args.variant else archive
         manifest[component] = entry

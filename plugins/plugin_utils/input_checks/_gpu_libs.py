@@ -69,17 +69,39 @@ def url(*names: str) -> Check:
 
 
 def no_gpu(role: str) -> Check:
-    """Warns that a GPU library role skips a host without a GPU unless forced."""
+    """Warns, when the user set an input of a GPU library role, that the role skips a host without a GPU."""
     force = f"{role}_force"
 
     def func(values: dict, ctx: Context) -> Iterator[Finding]:
-        if ctx.has_gpu is False and not values[force]:
+        mine = sorted(n for n in ctx.user_set if n.startswith(f"{role}_") and n != force)
+        if ctx.has_gpu is False and not values[force] and mine:
             yield Finding(
                 force,
                 False,
-                f"gpu_facts found no NVIDIA GPU on {ctx.host}: the {role} role skips it",
+                f"gpu_facts found no NVIDIA GPU on {ctx.host}: the {role} role skips it ({', '.join(mine)} unused)",
                 f"{force}: true to install anyway (image builders, CI)",
                 WARNING,
             )
 
-    return Check((force,), f"warns that a host without a GPU is skipped unless {force}", func, level=WARNING)
+    return Check(
+        (force,),
+        f"warns that {role} inputs set for a host without a GPU are unused unless {force}",
+        func,
+        level=WARNING,
+    )
+
+
+def for_gpu_hosts(role: str, checks: list) -> list:
+    """The role's checks, muted on a host it skips (gpu_facts found no GPU and <role>_force is false): a CPU
+    node of the cluster is not refused for inputs the role will not use there (no_gpu warns instead)."""
+    force = f"{role}_force"
+
+    def wrap(chk: Check) -> Check:
+        def func(values: dict, ctx: Context) -> Iterator[Finding]:
+            if ctx.has_gpu is False and not values.get(force):
+                return
+            yield from chk.func(values, ctx)
+
+        return Check(chk.variables, chk.description, func, chk.level)
+
+    return [wrap(chk) for chk in checks]

@@ -11,7 +11,7 @@ from ansible_collections.gpucluster.horovod.plugins.plugin_utils.compat import C
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils.compat.tables import find_os
 
 from ._base import Finding, absolute_path, check
-from ._gpu_libs import apt_only, no_gpu, os_id, repo_key, url
+from ._gpu_libs import apt_only, for_gpu_hosts, no_gpu, os_id, repo_key, url
 
 _COMPONENT = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -79,12 +79,17 @@ def _manifest_sha(values, ctx):
 
 
 CHECKS = [
-    _plan,
-    _components,
-    _manifest_sha,
-    apt_only("cuda", ("repo", "distro")),
-    repo_key("cuda"),
-    url("cuda_repo_base_url", "cuda_repo_url", "cuda_repo_key_url", "cuda_redist_base_url"),
-    absolute_path("cuda_prefix"),
+    *for_gpu_hosts(
+        "cuda",
+        [
+            _plan,
+            _components,
+            _manifest_sha,
+            apt_only("cuda", ("repo", "distro")),
+            repo_key("cuda"),
+            url("cuda_repo_base_url", "cuda_repo_url", "cuda_repo_key_url", "cuda_redist_base_url"),
+            absolute_path("cuda_prefix"),
+        ],
+    ),
     no_gpu("cuda"),
 ]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils import gpu_libs
 
 from ._base import Finding, absolute_path, check
-from ._gpu_libs import apt_only, no_gpu, os_id, repo_key, url
+from ._gpu_libs import apt_only, for_gpu_hosts, no_gpu, os_id, repo_key, url
 
 
 @check(
@@ -37,10 +37,21 @@ def _plan(values, ctx):
 
 
 CHECKS = [
-    _plan,
-    apt_only("cudnn", ("repo",)),
-    repo_key("cudnn"),
-    url("cudnn_pip_index_url", "cudnn_repo_base_url", "cudnn_repo_url", "cudnn_repo_key_url", "cudnn_redist_base_url"),
-    absolute_path("cudnn_prefix", "cudnn_cuda_home"),
+    *for_gpu_hosts(
+        "cudnn",
+        [
+            _plan,
+            apt_only("cudnn", ("repo",)),
+            repo_key("cudnn"),
+            url(
+                "cudnn_pip_index_url",
+                "cudnn_repo_base_url",
+                "cudnn_repo_url",
+                "cudnn_repo_key_url",
+                "cudnn_redist_base_url",
+            ),
+            absolute_path("cudnn_prefix", "cudnn_cuda_home"),
+        ],
+    ),
     no_gpu("cudnn"),
 ]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils import gpu_libs
 
 from ._base import Finding, absolute_path, check
-from ._gpu_libs import apt_only, no_gpu, os_id, repo_key, url
+from ._gpu_libs import apt_only, for_gpu_hosts, no_gpu, os_id, repo_key, url
 
 
 @check(
@@ -36,10 +36,15 @@ def _plan(values, ctx):
 
 
 CHECKS = [
-    _plan,
-    apt_only("nccl", ("repo", "distro")),
-    repo_key("nccl"),
-    url("nccl_pip_index_url", "nccl_repo_base_url", "nccl_repo_url", "nccl_repo_key_url"),
-    absolute_path("nccl_prefix", "nccl_cuda_home"),
+    *for_gpu_hosts(
+        "nccl",
+        [
+            _plan,
+            apt_only("nccl", ("repo", "distro")),
+            repo_key("nccl"),
+            url("nccl_pip_index_url", "nccl_repo_base_url", "nccl_repo_url", "nccl_repo_key_url"),
+            absolute_path("nccl_prefix", "nccl_cuda_home"),
+        ],
+    ),
     no_gpu("nccl"),
 ]

@@ -518,7 +518,26 @@ def test_distro_nccl_on_debian13_passes():
     assert _validate_on("nccl", DEBIAN13, overrides) == []
 
 
-def test_gpu_library_roles_warn_that_a_gpu_less_host_is_skipped():
-    findings = _validate_on("nccl", DEBIAN12, has_gpu=False)
+@pytest.mark.parametrize(
+    ("role", "overrides"),
+    [
+        ("cuda", {"cuda_install_method": "repo"}),
+        ("cudnn", {"cudnn_install_method": "distro"}),
+        ("nccl", {"nccl_install_method": "distro"}),
+    ],
+)
+def test_gpu_library_inputs_are_not_refused_on_hosts_the_role_skips(role, overrides):
+    # A CPU node of the cluster: the role skips it, so inputs it would refuse on a GPU host only warn that it is
+    # skipped; with <role>_force the host gets the library and the inputs are refused.
+    findings = _validate_on(role, DEBIAN12, overrides, has_gpu=False)
+    assert [(f.variable, f.level) for f in findings] == [(f"{role}_force", ic.WARNING)]
+    forced = _validate_on(role, DEBIAN12, {**overrides, f"{role}_force": True}, has_gpu=False)
+    assert [f for f in forced if f.level == ic.ERROR]
+
+
+def test_gpu_library_roles_warn_that_inputs_set_for_a_gpu_less_host_are_unused():
+    assert _validate_on("nccl", DEBIAN12, has_gpu=False) == []  # nothing set: the role just skips the host
+    findings = _validate_on("nccl", DEBIAN12, {"nccl_version": "2.22.3"}, has_gpu=False)
     assert [(f.variable, f.level) for f in findings] == [("nccl_force", ic.WARNING)]
+    assert "nccl_version unused" in findings[0].text()
     assert _validate_on("nccl", DEBIAN12, {"nccl_force": True}, has_gpu=False) == []
