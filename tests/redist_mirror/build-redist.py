@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # Copyright: (c) 2026, gpucluster.horovod contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """STAND-IN REDISTRIBUTABLE MIRROR (tests only): NVIDIA's redist layout built from the real files of NVIDIA's wheels.

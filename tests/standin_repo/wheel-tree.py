@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # Copyright: (c) 2026, gpucluster.horovod contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """STAND-IN PACKAGE CONTENT (tests only): a package's file tree from the real files of NVIDIA's wheels.
@@ -75,11 +74,11 @@ def main(argv=None) -> int:
         elif flag == "--put":
             if wheel is None:
                 parser.error("--put before any --wheel")
-            pattern, _, directory = value.partition("=")
+            pattern, directory = value.split("=", 1) if "=" in value else (value, "")
             if put(wheel, pattern, args.dest / directory) == 0:
                 parser.error(f"--put {value}: no file of {wheel.name} matches")
         elif flag == "--link":
-            path, _, target = value.partition("=")
+            path, target = value.split("=", 1) if "=" in value else (value, "")
             link = args.dest / path
             link.parent.mkdir(parents=True, exist_ok=True)
             if link.is_symlink() or link.exists():
@@ -87,7 +86,7 @@ def main(argv=None) -> int:
             os.symlink(target, link)
         else:
             parser.error(f"unknown step {flag}")
-    print(f"{args.dest}: {sum(len(f) for _, _, f in os.walk(args.dest))} files")
+    print(f"{args.dest}: {sum(len(walked[2]) for walked in os.walk(args.dest))} files")
     return 0
 
 
