@@ -19,13 +19,13 @@ from ._base import ERROR, WARNING, Check, Context, Finding, parse_sizes, run_che
 
 ROLE_CHECKS = {
     "preflight": preflight.CHECKS,
+    "cuda": cuda.CHECKS,
+    "cudnn": cudnn.CHECKS,
+    "nccl": nccl.CHECKS,
     "passwordless_ssh": passwordless_ssh.CHECKS,
     "openmpi": openmpi.CHECKS,
     "horovod": horovod.CHECKS,
     "horovod_benchmark": horovod_benchmark.CHECKS,
-    "cuda": cuda.CHECKS,
-    "cudnn": cudnn.CHECKS,
-    "nccl": nccl.CHECKS,
 }
 
 
