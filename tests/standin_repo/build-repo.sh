@@ -55,7 +55,8 @@ while IFS='|' read -r name version depends command content; do
         printf '#!/bin/sh\necho "%s version %s (stand-in)"\n' "$command" "$version" > "$pkg/usr/bin/$command"
         chmod 0755 "$pkg/usr/bin/$command"
     fi
-    dpkg-deb --root-owner-group --build "$pkg" "$out/pool/$component/${name}_${version//:/%3a}_${arch}.deb" >/dev/null
+    # gzip -1: packages with real libraries (hundreds of MB) take minutes with dpkg-deb's default xz.
+    dpkg-deb --root-owner-group -Zgzip -z1 --build "$pkg" "$out/pool/$component/${name}_${version//:/%3a}_${arch}.deb" >/dev/null
 done < "$manifest"
 
 (
