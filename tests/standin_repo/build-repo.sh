@@ -35,7 +35,9 @@ trap 'rm -rf "$work"' EXIT
 
 while IFS='|' read -r name version depends command content; do
     case "$name" in ''|'#'*) continue ;; esac
-    pkg="$work/$name"
+    # One directory per package version: two versions of one name (a real build and a marker-only one)
+    # must not share files.
+    pkg="$work/$name=$version"
     mkdir -p "$pkg/DEBIAN" "$pkg/usr/share/doc/$name"
     {
         echo "Package: $name"
