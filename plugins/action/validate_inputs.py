@@ -1,0 +1,196 @@
+# Copyright: (c) 2026, gpucluster.horovod contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""validate_inputs action: check the inputs of roles before anything changes (docs: modules/validate_inputs.py).
+
+For each role: its defaults/main.yml under the host's variables, templated on the controller, then
+Ansible's argument-spec validation against the role's meta/argument_specs.yml (the validator that
+validate_argument_spec and a role's own entry point use), then the role's semantic checks
+(plugins/plugin_utils/input_checks). Every problem of every role is reported in one failure.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from pathlib import Path
+
+from ansible.errors import AnsibleActionFail, AnsibleError
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils import input_checks as _checks
+
+ROLES_DIR = Path(__file__).resolve().parents[2] / "roles"
+ARGUMENT_SPEC = {
+    "roles": {"type": "list", "elements": "raw", "required": True},
+    "fail": {"type": "bool", "default": True},
+    "warn_unknown": {"type": "bool", "default": False},
+}
+# Variables the collection reads that are no role's input (host variables and published facts).
+_PUBLISHED = {"gpucluster_stack", "gpucluster_ssh", "gpucluster_interconnect", "gpucluster_gpu", "horovod_slots"}
+
+
+def _role_entry(item):
+    """'horovod' or {role: horovod_benchmark, tags: [benchmark]} -> (name, tags)."""
+    if isinstance(item, str):
+        return item, [item]
+    if isinstance(item, dict) and isinstance(item.get("role"), str):
+        return item["role"], list(item.get("tags", [item["role"]]))
+    raise AnsibleActionFail(
+        f"validate_inputs: roles entry {item!r} is neither a role name nor {{role: name, tags: [...]}}"
+    )
+
+
+def selected_by_tags(tags, run_tags, skip_tags) -> bool:
+    """Whether a play tagged `tags` runs under --tags/--skip-tags (no tags: always)."""
+    if not tags or "always" in tags:
+        return True
+    run_tags, skip_tags = set(run_tags or ["all"]), set(skip_tags or [])
+    if skip_tags.intersection(tags) or "tagged" in skip_tags:
+        return False
+    return bool({"all", "tagged"}.intersection(run_tags) or run_tags.intersection(tags))
+
+
+def group_findings(findings):
+    """One line per (value, problem, valid): the same root cause set in several roles' variables."""
+    groups = {}
+    for _role, finding in findings:
+        key = (repr(finding.value), finding.problem, finding.valid)
+        groups.setdefault(key, [finding, []])[1].append(f"{finding.variable}")
+    lines = []
+    for finding, names in groups.values():
+        unique = list(dict.fromkeys(names))
+        valid = f" Valid: {finding.valid}." if finding.valid else ""
+        lines.append(f"{', '.join(unique)}={finding.value!r}: {finding.problem}.{valid}")
+    return lines
+
+
+class ActionModule(ActionBase):
+    """Controller-side; returns problems as data and fails (unless fail: false) when there are any."""
+
+    TRANSFERS_FILES = False
+    _requires_connection = False
+
+    def _load(self, path: Path, template: bool = False):
+        if not path.is_file():
+            return {}
+        return self._loader.load_from_file(str(path), trusted_as_template=template) or {}
+
+    def _role_files(self, role: str):
+        role_dir = ROLES_DIR / role
+        if not role_dir.is_dir():
+            raise AnsibleActionFail(f"validate_inputs: no role {role!r} in this collection ({ROLES_DIR})")
+        specs = self._load(role_dir / "meta" / "argument_specs.yml").get("argument_specs", {})
+        options = (specs.get("main") or {}).get("options") or {}
+        defaults = self._load(role_dir / "defaults" / "main.yml", template=True)
+        role_vars = {}
+        for path in sorted((role_dir / "vars").glob("*.yml")):
+            if path.stem[0].islower() and path.stem != "default":
+                role_vars.update(self._load(path))
+        return options, defaults, role_vars
+
+    def _values(self, role, options, defaults, task_vars):
+        """Each input's effective value on this host, and the names the user set."""
+        raw, user_set, findings = {}, set(), []
+        for name in options:
+            if name in task_vars:
+                raw[name] = task_vars[name]
+                if name not in defaults or str(task_vars[name]) != str(defaults[name]):
+                    user_set.add(name)
+            elif name in defaults:
+                raw[name] = defaults[name]
+        templar = self._templar.copy_with_new_env(available_variables={**defaults, **task_vars})
+        values = {}
+        for name, value in raw.items():
+            try:
+                values[name] = templar.template(value)
+            except AnsibleError as exc:
+                findings.append(
+                    (role, _checks.Finding(name, value, f"cannot be evaluated ({str(exc).splitlines()[0]})"))
+                )
+        return values, user_set, findings
+
+    def _context(self, task_vars, user_set, role_vars):
+        facts = task_vars.get("ansible_facts") or {}
+        gpu = facts.get("gpucluster_gpu")
+        groups = task_vars.get("groups") or {}
+        return _checks.Context(
+            host=str(task_vars.get("inventory_hostname", "localhost")),
+            inventory_hosts=frozenset(groups.get("all", [])) | frozenset(groups.get("ungrouped", [])),
+            os_family=str(facts.get("os_family", "")),
+            distribution=str(facts.get("distribution", "")),
+            distribution_major_version=str(facts.get("distribution_major_version", "")),
+            has_gpu=None if not isinstance(gpu, dict) else bool(gpu.get("gpu_count")),
+            user_set=frozenset(user_set),
+            role_vars=role_vars,
+            stack=dict(task_vars.get("gpucluster_stack") or {}),
+        )
+
+    def _unknown_variables(self, roles, task_vars):
+        """Warnings for variables that look like a role's input but are none (typos in names)."""
+        known, prefixes = set(_PUBLISHED), {"gpucluster_"}
+        for role_dir in sorted(ROLES_DIR.iterdir()):
+            if not (role_dir / "meta" / "argument_specs.yml").is_file() or role_dir.name.startswith("_"):
+                continue
+            options, _defaults, _vars = self._role_files(role_dir.name)
+            known.update(options)
+            text = (role_dir / "defaults" / "main.yml").read_text(encoding="utf-8")
+            known.update(re.findall(r"\bgpucluster_[a-z0-9_]+", text))
+        prefixes.update(f"{role}_" for role in roles)
+        warnings = []
+        for name in sorted(task_vars):
+            if not isinstance(name, str) or name in known or not name.startswith(tuple(prefixes)):
+                continue
+            close = difflib.get_close_matches(name, sorted(known), n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            warnings.append(f"{name} is not an input of any gpucluster.horovod role and is ignored{hint}")
+        return warnings
+
+    def run(self, tmp=None, task_vars=None):
+        result = super().run(tmp, task_vars)
+        task_vars = task_vars or {}
+        validation = ArgumentSpecValidator(ARGUMENT_SPEC).validate(self._task.args)
+        if validation.error_messages:
+            raise AnsibleActionFail("validate_inputs: " + "; ".join(validation.error_messages))
+        args = validation.validated_parameters
+        host = task_vars.get("inventory_hostname", "localhost")
+        run_tags, skip_tags = task_vars.get("ansible_run_tags"), task_vars.get("ansible_skip_tags")
+
+        errors, warnings, checked = [], [], []
+        for item in args["roles"]:
+            role, tags = _role_entry(item)
+            if not selected_by_tags(tags, run_tags, skip_tags):
+                continue
+            checked.append(role)
+            options, defaults, role_vars = self._role_files(role)
+            values, user_set, findings = self._values(role, options, defaults, task_vars)
+            errors.extend(findings)
+            ctx = self._context(task_vars, user_set, role_vars)
+            skip = {f.variable for _role, f in findings}
+            host_inputs = {}
+            for name in _checks.HOST_INPUTS.get(role, ()):
+                if name in task_vars:
+                    host_inputs.update(self._values(role, {name: {}}, {}, task_vars)[0])
+            for finding in _checks.validate_role(role, options, values, ctx, skip=skip, host_inputs=host_inputs):
+                (warnings if finding.level == _checks.WARNING else errors).append((role, finding))
+
+        result["changed"] = False
+        result["checked_roles"] = checked
+        result["problems"] = [
+            {"role": role, "variable": f.variable, "value": f.value, "problem": f.problem, "valid": f.valid}
+            for role, f in errors
+        ]
+        warning_lines = [f"{host}: {line}" for line in group_findings(warnings)]
+        if args["warn_unknown"]:
+            warning_lines += [f"{host}: {line}" for line in self._unknown_variables(checked, task_vars)]
+        if warning_lines:
+            result["warnings"] = warning_lines
+        if errors:
+            lines = group_findings(errors)
+            roles = ", ".join(dict.fromkeys(r for r, _f in errors))
+            header = f"{len(lines)} input problem(s) on {host} ({roles}), found before any change:"
+            result["msg"] = "\n".join([header, *(f"  - {host}: {line}" for line in lines)])
+            result["failed"] = bool(args["fail"])
+        else:
+            result["msg"] = f"{host}: the inputs of {', '.join(checked) or 'no role'} are valid"
+        return result

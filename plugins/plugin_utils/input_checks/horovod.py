@@ -1,0 +1,154 @@
+# Copyright: (c) 2026, gpucluster.horovod contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Input checks of the horovod role. Each names the one input that is wrong."""
+
+from __future__ import annotations
+
+import re
+
+from ._base import WARNING, Finding, absolute_path, check, inventory_host, positive, training_user
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@check("horovod_version", description="a Horovod release whose sdist checksum the role knows (vars/main.yml)")
+def _version(values, ctx):
+    known = ctx.role_vars.get("_horovod_sdist_sha256") or {}
+    value = str(values["horovod_version"])
+    if known and value not in known:
+        yield Finding(
+            "horovod_version",
+            value,
+            "no sdist checksum is known for this release",
+            f"{', '.join(sorted(known))} (or add its sha256 to roles/horovod/vars/main.yml)",
+        )
+
+
+@check("horovod_python_version", description="a Python 3 version such as 3.11")
+def _python(values, ctx):
+    value = str(values["horovod_python_version"])
+    if not re.match(r"^3\.\d+$", value):
+        yield Finding("horovod_python_version", value, "not a Python 3 major.minor version", "e.g. 3.11")
+
+
+@check("horovod_patches", "horovod_version", description="every patch exists and has edits for this Horovod version")
+def _patches(values, ctx):
+    table = ctx.role_vars.get("_horovod_source_patches") or {}
+    if not table:
+        return
+    version = str(values["horovod_version"])
+    known_versions = ctx.role_vars.get("_horovod_sdist_sha256") or {}
+    for name in values["horovod_patches"] or []:
+        if name not in table:
+            yield Finding("horovod_patches", name, "no such patch", ", ".join(sorted(table)))
+        # An unknown Horovod version is refused by itself; its patches are not the problem then.
+        elif version not in (table[name] or {}) and (not known_versions or version in known_versions):
+            yield Finding(
+                "horovod_patches",
+                name,
+                f"the patch has no edits for Horovod {version}",
+                f"Horovod {', '.join(sorted(table[name]))} (roles/horovod/vars/patches.yml)",
+            )
+
+
+@check("horovod_with_mpi", description="auto, true or false")
+def _with_mpi(values, ctx):
+    value = values["horovod_with_mpi"]
+    if str(value).lower() not in ("auto", "true", "false"):
+        yield Finding("horovod_with_mpi", value, "not a choice", "auto, true or false")
+
+
+@check("horovod_build_env", "horovod_env_extra", description="environment variable names ([A-Za-z_][A-Za-z0-9_]*)")
+def _env_names(values, ctx):
+    for var in ("horovod_build_env", "horovod_env_extra"):
+        for key in values[var] or {}:
+            if not _ENV_NAME.match(str(key)):
+                yield Finding(var, key, "not an environment variable name", "letters, digits and _")
+
+
+@check(
+    "horovod_pip_no_index",
+    "horovod_pip_find_links",
+    "horovod_wheelhouse",
+    description="horovod_pip_no_index needs somewhere to install from (find-links or a wheelhouse)",
+)
+def _no_index(values, ctx):
+    if values["horovod_pip_no_index"] and not values["horovod_pip_find_links"] and not values["horovod_wheelhouse"]:
+        yield Finding(
+            "horovod_pip_no_index",
+            True,
+            "pip would have no index and no local wheels",
+            "set horovod_pip_find_links or horovod_wheelhouse, or horovod_pip_no_index: false",
+        )
+
+
+@check(
+    "horovod_cuda_version",
+    "horovod_nccl_version",
+    "horovod_framework_cuda_variant",
+    description="a CUDA build needs a CUDA build of the framework, and NCCL needs CUDA",
+)
+def _cuda_sense(values, ctx):
+    cuda, nccl, variant = (
+        values["horovod_cuda_version"],
+        values["horovod_nccl_version"],
+        values["horovod_framework_cuda_variant"],
+    )
+    if cuda and variant == "cpu":
+        yield Finding(
+            "horovod_framework_cuda_variant",
+            variant,
+            f"Horovod is built with CUDA {cuda} and NCCL, but against the CPU build of the framework (training would"
+            " not use the GPUs)",
+            "the framework's CUDA wheel variant (e.g. cu121; the resolved stack's), or horovod_cuda_version: ''",
+        )
+    if nccl and not cuda:
+        yield Finding(
+            "horovod_nccl_version",
+            nccl,
+            "NCCL operations need a CUDA build (horovod_cuda_version is empty)",
+            "set horovod_cuda_version too, or leave horovod_nccl_version empty",
+        )
+
+
+@check(
+    "horovod_cuda_version",
+    description="warns about a CUDA build on a host where gpu_facts found no GPU",
+    level=WARNING,
+)
+def _cuda_without_gpu(values, ctx):
+    if values["horovod_cuda_version"] and ctx.has_gpu is False and "horovod_cuda_version" in ctx.user_set:
+        yield Finding(
+            "horovod_cuda_version",
+            values["horovod_cuda_version"],
+            f"gpu_facts found no NVIDIA GPU on {ctx.host}; the build needs the CUDA toolkit there",
+            "empty on CPU hosts",
+            WARNING,
+        )
+
+
+CHECKS = [
+    _version,
+    _python,
+    _patches,
+    _with_mpi,
+    _env_names,
+    _no_index,
+    _cuda_sense,
+    _cuda_without_gpu,
+    training_user("horovod_user"),
+    absolute_path(
+        "horovod_venv",
+        "horovod_build_dir",
+        "horovod_log_dir",
+        "horovod_node_cache_dir",
+        "horovod_wheel_cache_dir",
+        "horovod_cuda_home",
+        "horovod_profile_path",
+    ),
+    absolute_path("horovod_nccl_home", "horovod_wheelhouse", optional=True),
+    inventory_host("horovod_builder", optional=True),
+    positive("horovod_build_jobs", what="parallel compile jobs"),
+    positive("horovod_build_timeout", "horovod_build_poll_interval", what="seconds"),
+    positive("horovod_build_log_lines", what="lines"),
+]

@@ -1,0 +1,104 @@
+# Copyright: (c) 2026, gpucluster.horovod contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Input checks of the horovod_benchmark role."""
+
+from __future__ import annotations
+
+from ._base import (
+    Finding,
+    absolute_path,
+    at_least,
+    check,
+    inventory_host,
+    inventory_hosts,
+    parse_sizes,
+    positive,
+    tcp_port,
+    training_user,
+)
+
+
+@check("horovod_benchmark_sizes", description="a comma list of sizes with K/M/G suffixes, each > 0")
+def _sizes(values, ctx):
+    value = values["horovod_benchmark_sizes"]
+    try:
+        parse_sizes(value)
+    except ValueError as exc:
+        yield Finding("horovod_benchmark_sizes", value, str(exc), "e.g. 4K,64K,1M,16M")
+
+
+@check("horovod_benchmark_worker_counts", description="worker counts > 0, each once")
+def _worker_counts(values, ctx):
+    counts = values["horovod_benchmark_worker_counts"] or []
+    bad = [c for c in counts if not isinstance(c, int) or c < 1]
+    if bad:
+        yield Finding("horovod_benchmark_worker_counts", counts, f"{bad} not a worker count", "integers >= 1")
+    elif len(set(counts)) != len(counts):
+        yield Finding("horovod_benchmark_worker_counts", counts, "a count is listed twice", "each count once")
+
+
+@check(
+    "horovod_benchmark_warmup_steps",
+    "horovod_benchmark_steps",
+    description="fewer warm-up steps than steps",
+)
+def _warmup_steps(values, ctx):
+    warm, steps = values["horovod_benchmark_warmup_steps"], values["horovod_benchmark_steps"]
+    if isinstance(warm, int) and isinstance(steps, int) and steps > 0 and warm >= steps:
+        yield Finding(
+            "horovod_benchmark_warmup_steps",
+            warm,
+            f"not fewer than horovod_benchmark_steps ({steps})",
+            f"0..{steps - 1}",
+        )
+
+
+@check("horovod_slots", description="horovod_slots (a host variable), when set: a whole number >= 1")
+def _host_slots(values, ctx):
+    slots = values["horovod_slots"]
+    if slots in (None, ""):
+        return
+    try:
+        number = int(str(slots).strip())
+    except ValueError:
+        number = 0
+    if number < 1:
+        yield Finding("horovod_slots", slots, f"not a worker count for {ctx.host}", "a whole number >= 1, or unset")
+
+
+CHECKS = [
+    _host_slots,
+    _sizes,
+    _worker_counts,
+    _warmup_steps,
+    training_user("horovod_benchmark_user"),
+    absolute_path(
+        "horovod_benchmark_venv",
+        "horovod_benchmark_program_dir",
+        "horovod_benchmark_work_dir",
+        "horovod_benchmark_results_dir",
+    ),
+    inventory_hosts("horovod_benchmark_nodes"),
+    inventory_host("horovod_benchmark_launcher"),
+    tcp_port("horovod_benchmark_ssh_port", "horovod_benchmark_iperf_port"),
+    positive(
+        "horovod_benchmark_default_slots",
+        "horovod_benchmark_iters",
+        "horovod_benchmark_large_iters",
+        "horovod_benchmark_batch_size",
+        "horovod_benchmark_image_size",
+        "horovod_benchmark_steps",
+        "horovod_benchmark_iperf_seconds",
+        what="a count",
+    ),
+    at_least(0, "horovod_benchmark_warmup", "horovod_benchmark_warmup_steps", what="a count >= 0"),
+    positive(
+        "horovod_benchmark_start_timeout",
+        "horovod_benchmark_run_timeout",
+        "horovod_benchmark_ssh_timeout",
+        what="seconds",
+    ),
+    at_least(0, "horovod_benchmark_fusion_threshold_mb", what="MiB >= 0 (0: no tensor fusion)"),
+    positive("horovod_benchmark_cycle_time_ms", what="milliseconds"),
+    at_least(0, "horovod_benchmark_poll_us", what="microseconds >= 0 (0: synchronize())"),
+]

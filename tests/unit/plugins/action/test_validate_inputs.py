@@ -1,0 +1,148 @@
+"""validate_inputs action: role defaults under the host's variables, spec + semantic checks, one report."""
+
+from __future__ import annotations
+
+from unittest.mock import MagicMock
+
+import pytest
+from ansible.parsing.dataloader import DataLoader
+from ansible.template import Templar, trust_as_template
+
+from ansible_collections.gpucluster.horovod.plugins.action import validate_inputs as vi
+
+ALL_ROLES = [
+    {"role": "preflight", "tags": []},
+    "passwordless_ssh",
+    "openmpi",
+    "horovod",
+    {"role": "horovod_benchmark", "tags": ["benchmark"]},
+]
+
+
+def run(args, host_vars=None, run_tags=None, skip_tags=None, me="n1"):
+    task = MagicMock()
+    task.args = args
+    task.async_val = 0
+    task.check_mode = False
+    loader = DataLoader()
+    task_vars = {
+        "inventory_hostname": me,
+        "groups": {"all": ["n1", "n2", "n3"], "hvd_nodes": ["n1", "n2", "n3"], "ungrouped": []},
+        "ansible_play_hosts_all": ["n1", "n2", "n3"],
+        "ansible_play_hosts": ["n1", "n2", "n3"],
+        "ansible_facts": {
+            "distribution": "Debian",
+            "distribution_major_version": "12",
+            "os_family": "Debian",
+            "processor_vcpus": 2,
+            "gpucluster_gpu": {"gpu_count": 0, "gpus": []},
+        },
+        "ansible_run_tags": run_tags or ["all"],
+        "ansible_skip_tags": skip_tags or [],
+        **(host_vars or {}),
+    }
+    templar = Templar(loader=loader, variables=task_vars)
+    action = vi.ActionModule(task, MagicMock(), templar, loader=loader, templar=templar, shared_loader_obj=None)
+    return action.run(task_vars=task_vars)
+
+
+def test_defaults_of_every_role_pass():
+    result = run({"roles": ALL_ROLES})
+    assert "failed" not in result, result["msg"]
+    assert result["checked_roles"] == ["preflight", "passwordless_ssh", "openmpi", "horovod", "horovod_benchmark"]
+    assert result["problems"] == []
+
+
+def test_every_problem_of_every_role_at_once_each_line_naming_host_and_variable():
+    host_vars = {
+        "gpucluster_training_user": "root",
+        "passwordless_ssh_uid": -5,
+        "openmpi_version": "4.1.6",
+        "horovod_venv": "relative/venv",
+        "horovod_build_jobs": 0,
+        "horovod_benchmark_sizes": "4K,lots",
+        "horovod_benchmark_iters": 0,
+        "horovod_benchmark_launcher": "nosuch",
+    }
+    result = run({"roles": ALL_ROLES}, host_vars)
+    assert result["failed"] is True
+    lines = result["msg"].splitlines()
+    assert lines[0].startswith("8 input problem(s) on n1 (")
+    assert all(line.startswith("  - n1: ") for line in lines[1:])
+    # One root cause, five roles' variables: one line naming all of them.
+    assert any(
+        "preflight_training_user, passwordless_ssh_user, openmpi_user, horovod_user, horovod_benchmark_user='root'"
+        in line
+        for line in lines
+    )
+    for needle in [
+        "passwordless_ssh_uid=-5: a uid/gid cannot be negative",
+        "openmpi_version='4.1.6': openmpi_install_method is distro",
+        "horovod_venv='relative/venv': not an absolute path",
+        "horovod_build_jobs=0: must be greater than 0",
+        "horovod_benchmark_sizes='4K,lots': 'lots' is not a size",
+        "horovod_benchmark_iters=0",
+        "horovod_benchmark_launcher='nosuch': not a host of the inventory. Valid: one of n1, n2, n3.",
+    ]:
+        assert any(needle in line for line in lines), needle
+    assert {p["variable"] for p in result["problems"]} >= {"horovod_venv", "passwordless_ssh_uid"}
+
+
+def test_a_value_that_cannot_be_templated_is_a_problem_not_a_crash():
+    result = run({"roles": ["horovod"]}, {"horovod_venv": trust_as_template("{{ no_such_variable }}")})
+    assert result["failed"] is True
+    assert "horovod_venv=" in result["msg"] and "cannot be evaluated" in result["msg"]
+
+
+def test_fail_false_returns_problems_as_data():
+    result = run({"roles": ["horovod"], "fail": False}, {"horovod_build_jobs": 0})
+    assert "failed" not in result or result["failed"] is False
+    assert [p["variable"] for p in result["problems"]] == ["horovod_build_jobs"]
+
+
+def test_roles_left_out_by_tags_are_not_checked():
+    bad = {"horovod_build_jobs": 0, "horovod_benchmark_iters": 0}
+    result = run({"roles": ALL_ROLES}, bad, skip_tags=["benchmark"])
+    assert "horovod_benchmark" not in result["checked_roles"]
+    assert [p["variable"] for p in result["problems"]] == ["horovod_build_jobs"]
+    result = run({"roles": ALL_ROLES}, bad, run_tags=["benchmark"])
+    assert result["checked_roles"] == ["preflight", "horovod_benchmark"]
+
+
+def test_a_typo_in_a_variable_name_is_warned_about():
+    result = run({"roles": ALL_ROLES, "warn_unknown": True}, {"horovod_buid_jobs": 3, "gpucluster_framwork": "x"})
+    assert "failed" not in result
+    assert any("horovod_buid_jobs is not an input" in w and "horovod_build_jobs" in w for w in result["warnings"])
+    assert any("gpucluster_framwork" in w and "gpucluster_framework" in w for w in result["warnings"])
+
+
+def test_gpu_pin_on_cpu_host_is_a_warning():
+    result = run({"roles": ["preflight"]}, {"gpucluster_pins": {"cuda": "12.4"}})
+    assert "failed" not in result
+    assert any("preflight_pins" in w and "no NVIDIA GPU" in w for w in result["warnings"])
+
+
+@pytest.mark.parametrize(
+    ("tags", "run_tags", "skip_tags", "selected"),
+    [
+        ([], ["openmpi"], [], True),
+        (["openmpi"], ["all"], [], True),
+        (["openmpi"], ["horovod"], [], False),
+        (["openmpi"], ["all"], ["openmpi"], False),
+        (["benchmark"], ["tagged"], [], True),
+        (["always"], ["horovod"], ["always"], True),
+    ],
+)
+def test_selected_by_tags(tags, run_tags, skip_tags, selected):
+    assert vi.selected_by_tags(tags, run_tags, skip_tags) is selected
+
+
+def test_unknown_role_is_an_error_of_the_task():
+    with pytest.raises(Exception, match="no role 'nosuchrole'"):
+        run({"roles": ["nosuchrole"]})
+
+
+def test_horovod_slots_host_variable_is_checked_with_the_benchmark():
+    result = run({"roles": ["horovod_benchmark"]}, {"horovod_slots": 0})
+    assert result["failed"] is True
+    assert "n1: horovod_slots=0: not a worker count for n1" in result["msg"]

@@ -1,0 +1,385 @@
+"""Input checks (plugin_utils/input_checks): the argument spec of each role plus its semantic checks.
+
+BAD_INPUTS is the table of bad inputs across every role: each is refused, naming the variable, while
+the role's valid baseline passes clean. The same validate_role() runs in the validate_inputs action.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils import input_checks as ic
+
+ROOT = Path(__file__).resolve().parents[4]
+HOSTS = frozenset({"n1", "n2", "n3"})
+
+
+def _options(role):
+    spec = yaml.safe_load((ROOT / "roles" / role / "meta" / "argument_specs.yml").read_text())
+    return spec["argument_specs"]["main"]["options"]
+
+
+def _role_vars(role):
+    data = {}
+    for path in sorted((ROOT / "roles" / role / "vars").glob("*.yml")):
+        if path.stem[0].islower() and path.stem != "default":
+            data.update(yaml.safe_load(path.read_text()) or {})
+    return data
+
+
+# A valid, fully resolved value for every input of every role (what the defaults give on a
+# Debian 12 sandbox node).
+BASELINE = {
+    "preflight": {
+        "preflight_framework": "pytorch",
+        "preflight_framework_version": "",
+        "preflight_python": "",
+        "preflight_pins": {},
+        "preflight_gather_gpu_facts": True,
+        "preflight_hosts": [],
+        "preflight_training_user": "hvd",
+        "preflight_ssh_port": 22,
+        "preflight_launcher": "n1",
+        "preflight_detect_interconnect": True,
+        "preflight_validate_roles": ["preflight", {"role": "horovod_benchmark", "tags": ["benchmark"]}],
+        "preflight_warn_unknown_variables": True,
+    },
+    "passwordless_ssh": {
+        "passwordless_ssh_user": "hvd",
+        "passwordless_ssh_uid": 2000,
+        "passwordless_ssh_group": "hvd",
+        "passwordless_ssh_gid": 2000,
+        "passwordless_ssh_home": "/home/hvd",
+        "passwordless_ssh_shell": "/bin/bash",
+        "passwordless_ssh_sudo": False,
+        "passwordless_ssh_port": 22,
+        "passwordless_ssh_extra_port": None,
+        "passwordless_ssh_rotate": False,
+        "passwordless_ssh_verify": "ring",
+        "passwordless_ssh_launcher": "n1",
+        "passwordless_ssh_extra_names": [],
+    },
+    "openmpi": {
+        "openmpi_install_method": "distro",
+        "openmpi_version": "4.1.4",
+        "openmpi_prefix": "/opt/openmpi",
+        "openmpi_source_url": "https://mirror.example/openmpi-4.1.4.tar.bz2",
+        "openmpi_source_checksum": "",
+        "openmpi_configure_flags": ["--disable-mpi-fortran"],
+        "openmpi_with_cuda": False,
+        "openmpi_cuda_home": "/usr/local/cuda",
+        "openmpi_with_ucx": False,
+        "openmpi_builder": "n1",
+        "openmpi_build_dir": "/var/tmp/gpucluster-openmpi",
+        "openmpi_artifact_dir": "/root/.cache/gpucluster/openmpi",
+        "openmpi_build_timeout": 5400,
+        "openmpi_tcp_if_include": ["172.18.0.0/16"],
+        "openmpi_mca_params": {},
+        "openmpi_verify_remote": True,
+        "openmpi_user": "hvd",
+    },
+    "horovod": {
+        "horovod_version": "0.28.1",
+        "horovod_framework": "pytorch",
+        "horovod_framework_version": "2.13.0",
+        "horovod_framework_cuda_variant": "cpu",
+        "horovod_python_version": "3.11",
+        "horovod_patches": ["cxx17"],
+        "horovod_build_env": {"HOROVOD_WITH_MPI": "1"},
+        "horovod_host_gcc": "",
+        "horovod_host_compiler_packages": [],
+        "horovod_cuda_version": "",
+        "horovod_nccl_version": "",
+        "horovod_cuda_home": "/usr/local/cuda",
+        "horovod_nccl_home": "",
+        "horovod_with_mpi": "auto",
+        "horovod_user": "hvd",
+        "horovod_venv": "/opt/gpucluster/venv",
+        "horovod_builder": "",
+        "horovod_build_dir": "/var/tmp/gpucluster/horovod-build",
+        "horovod_log_dir": "/var/log/gpucluster",
+        "horovod_node_cache_dir": "/var/cache/gpucluster",
+        "horovod_wheel_cache_dir": "/root/.cache/gpucluster/wheels",
+        "horovod_pip_index_url": "",
+        "horovod_pip_extra_index_url": [],
+        "horovod_pip_find_links": [],
+        "horovod_pip_no_index": False,
+        "horovod_wheelhouse": "",
+        "horovod_framework_index_url": "",
+        "horovod_pip_packages": [],
+        "horovod_build_jobs": 2,
+        "horovod_build_timeout": 3600,
+        "horovod_build_poll_interval": 10,
+        "horovod_build_log_lines": 40,
+        "horovod_network_interface": "eth0",
+        "horovod_env_extra": {},
+        "horovod_profile_path": "/etc/profile.d/gpucluster-horovod.sh",
+        "horovod_verify": True,
+    },
+    "horovod_benchmark": {
+        "horovod_benchmark_user": "hvd",
+        "horovod_benchmark_venv": "/opt/gpucluster/venv",
+        "horovod_benchmark_nodes": ["n1", "n2", "n3"],
+        "horovod_benchmark_launcher": "n1",
+        "horovod_benchmark_default_slots": 1,
+        "horovod_benchmark_controller": "gloo",
+        "horovod_benchmark_ssh_port": 22,
+        "horovod_benchmark_network_interface": "eth0",
+        "horovod_benchmark_program_dir": "/opt/gpucluster/benchmark",
+        "horovod_benchmark_work_dir": "/var/tmp/gpucluster/benchmark",
+        "horovod_benchmark_results_dir": "/work/results",
+        "horovod_benchmark_allreduce": True,
+        "horovod_benchmark_training": True,
+        "horovod_benchmark_peer": True,
+        "horovod_benchmark_link": True,
+        "horovod_benchmark_plots": True,
+        "horovod_benchmark_sizes": "4K,16K,64K,256K,1M,4M,16M,64M,256M",
+        "horovod_benchmark_warmup": 3,
+        "horovod_benchmark_iters": 20,
+        "horovod_benchmark_large_iters": 5,
+        "horovod_benchmark_worker_counts": [],
+        "horovod_benchmark_model": "auto",
+        "horovod_benchmark_batch_size": 32,
+        "horovod_benchmark_image_size": 224,
+        "horovod_benchmark_steps": 10,
+        "horovod_benchmark_warmup_steps": 2,
+        "horovod_benchmark_iperf_port": 5201,
+        "horovod_benchmark_iperf_seconds": 3,
+        "horovod_benchmark_fusion_threshold_mb": 64,
+        "horovod_benchmark_cycle_time_ms": 1,
+        "horovod_benchmark_autotune": False,
+        "horovod_benchmark_poll_us": 500,
+        "horovod_benchmark_gloo_iface": "eth0",
+        "horovod_benchmark_nccl_socket_ifname": "eth0",
+        "horovod_benchmark_env_extra": {},
+        "horovod_benchmark_start_timeout": 60,
+        "horovod_benchmark_run_timeout": 900,
+        "horovod_benchmark_ssh_timeout": 10,
+    },
+}
+
+
+def _validate(role, overrides=None, user_set=(), has_gpu=None):
+    values = {**BASELINE[role], **(overrides or {})}
+    ctx = ic.Context(
+        host="n1",
+        inventory_hosts=HOSTS,
+        has_gpu=has_gpu,
+        user_set=frozenset(user_set) | frozenset(overrides or {}),
+        role_vars=_role_vars(role),
+    )
+    return ic.validate_role(role, _options(role), values, ctx)
+
+
+@pytest.mark.parametrize("role", sorted(BASELINE))
+def test_baseline_covers_the_spec_and_passes(role):
+    assert set(BASELINE[role]) == set(_options(role)), "BASELINE must give every input of the role"
+    assert [f.text() for f in _validate(role) if f.level == ic.ERROR] == []
+
+
+def test_every_role_with_a_spec_has_checks():
+    roles = {p.parent.parent.name for p in ROOT.glob("roles/*/meta/argument_specs.yml")} - {"_common"}
+    assert roles <= set(ic.ROLE_CHECKS), f"roles without input checks: {roles - set(ic.ROLE_CHECKS)}"
+
+
+# (role, overrides, the variable named, a phrase of the message)
+BAD_INPUTS = [
+    # preflight
+    ("preflight", {"preflight_training_user": "root"}, "preflight_training_user", "must not be root"),
+    ("preflight", {"preflight_training_user": "Bad User"}, "preflight_training_user", "POSIX user name"),
+    ("preflight", {"preflight_training_user": "9lives"}, "preflight_training_user", "POSIX user name"),
+    ("preflight", {"preflight_ssh_port": 0}, "preflight_ssh_port", "1..65535"),
+    ("preflight", {"preflight_ssh_port": 70000}, "preflight_ssh_port", "1..65535"),
+    ("preflight", {"preflight_ssh_port": "ssh"}, "preflight_ssh_port", "convert to int"),
+    ("preflight", {"preflight_launcher": "n9"}, "preflight_launcher", "not a host of the inventory"),
+    ("preflight", {"preflight_hosts": ["n1", "gpu-7"]}, "preflight_hosts", "gpu-7 not in the inventory"),
+    ("preflight", {"preflight_framework": "pytorh"}, "preflight_framework", "unknown framework"),
+    ("preflight", {"preflight_python": "2.7"}, "preflight_python", "not a Python 3 version"),
+    ("preflight", {"preflight_pins": {"cudaa": "12.4"}}, "preflight_pins", "unknown pin cudaa"),
+    ("preflight", {"preflight_gather_gpu_facts": "maybe"}, "preflight_gather_gpu_facts", "bool"),
+    # passwordless_ssh
+    ("passwordless_ssh", {"passwordless_ssh_uid": -5}, "passwordless_ssh_uid", "cannot be negative"),
+    ("passwordless_ssh", {"passwordless_ssh_uid": 0}, "passwordless_ssh_uid", "root"),
+    ("passwordless_ssh", {"passwordless_ssh_gid": -1}, "passwordless_ssh_gid", "cannot be negative"),
+    ("passwordless_ssh", {"passwordless_ssh_user": "root"}, "passwordless_ssh_user", "must not be root"),
+    ("passwordless_ssh", {"passwordless_ssh_group": "Grp!"}, "passwordless_ssh_group", "POSIX group name"),
+    ("passwordless_ssh", {"passwordless_ssh_home": "home/hvd"}, "passwordless_ssh_home", "absolute path"),
+    ("passwordless_ssh", {"passwordless_ssh_port": 70000}, "passwordless_ssh_port", "1..65535"),
+    ("passwordless_ssh", {"passwordless_ssh_port": 2222}, "passwordless_ssh_port", "passwordless_ssh_extra_port"),
+    ("passwordless_ssh", {"passwordless_ssh_extra_port": -1}, "passwordless_ssh_extra_port", "1..65535"),
+    ("passwordless_ssh", {"passwordless_ssh_verify": "mesh"}, "passwordless_ssh_verify", "ring, all_pairs, none"),
+    ("passwordless_ssh", {"passwordless_ssh_launcher": "head"}, "passwordless_ssh_launcher", "inventory"),
+    ("passwordless_ssh", {"passwordless_ssh_extra_names": ["n1 ib"]}, "passwordless_ssh_extra_names", "host name"),
+    # openmpi
+    ("openmpi", {"openmpi_version": "4.1.6"}, "openmpi_version", "cannot honour it"),
+    ("openmpi", {"openmpi_source_checksum": "sha256:ab"}, "openmpi_source_checksum", "cannot honour it"),
+    (
+        "openmpi",
+        {"openmpi_install_method": "source", "openmpi_version": "3.1.3", "openmpi_source_checksum": "sha256:ab"},
+        "openmpi_version",
+        "known bad",
+    ),
+    ("openmpi", {"openmpi_install_method": "source"}, "openmpi_source_checksum", "needs the checksum"),
+    (
+        "openmpi",
+        {"openmpi_install_method": "source", "openmpi_source_checksum": "sha256:ab", "openmpi_source_url": "x.zip"},
+        "openmpi_source_url",
+        "archive",
+    ),
+    ("openmpi", {"openmpi_install_method": "spack"}, "openmpi_install_method", "distro, source"),
+    ("openmpi", {"openmpi_prefix": "opt/openmpi"}, "openmpi_prefix", "absolute path"),
+    ("openmpi", {"openmpi_build_timeout": 0}, "openmpi_build_timeout", "greater than 0"),
+    ("openmpi", {"openmpi_builder": "builder9"}, "openmpi_builder", "inventory"),
+    ("openmpi", {"openmpi_user": "root"}, "openmpi_user", "must not be root"),
+    # horovod
+    ("horovod", {"horovod_venv": "relative/venv"}, "horovod_venv", "absolute path"),
+    ("horovod", {"horovod_build_jobs": 0}, "horovod_build_jobs", "greater than 0"),
+    ("horovod", {"horovod_build_jobs": "many"}, "horovod_build_jobs", "convert to int"),
+    ("horovod", {"horovod_build_timeout": -1}, "horovod_build_timeout", "greater than 0"),
+    ("horovod", {"horovod_patches": ["no-such-patch"]}, "horovod_patches", "no such patch"),
+    ("horovod", {"horovod_version": "0.99.0"}, "horovod_version", "no sdist checksum"),
+    ("horovod", {"horovod_framework": "jax"}, "horovod_framework", "pytorch, tensorflow, mxnet"),
+    ("horovod", {"horovod_python_version": "3"}, "horovod_python_version", "Python 3"),
+    ("horovod", {"horovod_with_mpi": "yes please"}, "horovod_with_mpi", "auto, true or false"),
+    ("horovod", {"horovod_builder": "n7"}, "horovod_builder", "inventory"),
+    ("horovod", {"horovod_user": "root"}, "horovod_user", "must not be root"),
+    ("horovod", {"horovod_env_extra": {"NCCL DEBUG": "INFO"}}, "horovod_env_extra", "environment variable"),
+    ("horovod", {"horovod_pip_no_index": True}, "horovod_pip_no_index", "no index"),
+    ("horovod", {"horovod_nccl_home": "nccl"}, "horovod_nccl_home", "absolute path"),
+    ("horovod", {"horovod_cuda_version": "12.4"}, "horovod_framework_cuda_variant", "CPU build of the framework"),
+    ("horovod", {"horovod_nccl_version": "2.21.5"}, "horovod_nccl_version", "need a CUDA build"),
+    # horovod_benchmark
+    ("horovod_benchmark", {"horovod_benchmark_sizes": "4K,lots"}, "horovod_benchmark_sizes", "'lots' is not a size"),
+    ("horovod_benchmark", {"horovod_benchmark_sizes": "0K"}, "horovod_benchmark_sizes", "not a size"),
+    ("horovod_benchmark", {"horovod_benchmark_iters": 0}, "horovod_benchmark_iters", "greater than 0"),
+    ("horovod_benchmark", {"horovod_benchmark_warmup": -1}, "horovod_benchmark_warmup", ">= 0"),
+    ("horovod_benchmark", {"horovod_benchmark_launcher": "laptop"}, "horovod_benchmark_launcher", "inventory"),
+    ("horovod_benchmark", {"horovod_benchmark_nodes": ["n1", "n4"]}, "horovod_benchmark_nodes", "n4 not in"),
+    ("horovod_benchmark", {"horovod_benchmark_nodes": []}, "horovod_benchmark_nodes", "names no host"),
+    ("horovod_benchmark", {"horovod_benchmark_worker_counts": [0, 2]}, "horovod_benchmark_worker_counts", "count"),
+    ("horovod_benchmark", {"horovod_benchmark_worker_counts": [2, 2]}, "horovod_benchmark_worker_counts", "twice"),
+    ("horovod_benchmark", {"horovod_benchmark_controller": "ucx"}, "horovod_benchmark_controller", "gloo, mpi"),
+    ("horovod_benchmark", {"horovod_benchmark_iperf_port": 0}, "horovod_benchmark_iperf_port", "1..65535"),
+    ("horovod_benchmark", {"horovod_benchmark_run_timeout": 0}, "horovod_benchmark_run_timeout", "greater than 0"),
+    ("horovod_benchmark", {"horovod_benchmark_warmup_steps": 10}, "horovod_benchmark_warmup_steps", "fewer"),
+    ("horovod_benchmark", {"horovod_benchmark_work_dir": "bench"}, "horovod_benchmark_work_dir", "absolute path"),
+    ("horovod_benchmark", {"horovod_benchmark_model": "vgg"}, "horovod_benchmark_model", "auto, resnet50"),
+    ("horovod_benchmark", {"horovod_benchmark_cycle_time_ms": 0}, "horovod_benchmark_cycle_time_ms", "than 0"),
+]
+
+
+def test_the_table_is_large_and_covers_every_role():
+    assert len(BAD_INPUTS) >= 40
+    assert {case[0] for case in BAD_INPUTS} == set(BASELINE)
+
+
+@pytest.mark.parametrize(
+    ("role", "overrides", "variable", "phrase"),
+    BAD_INPUTS,
+    ids=[f"{c[0]}-{c[2]}-{i}" for i, c in enumerate(BAD_INPUTS)],
+)
+def test_bad_input_is_refused_naming_the_variable(role, overrides, variable, phrase):
+    errors = [f for f in _validate(role, overrides) if f.level == ic.ERROR]
+    named = [f for f in errors if f.variable == variable]
+    assert named, f"{variable} not refused; got {[f.text() for f in errors]}"
+    assert any(phrase in f.text() for f in named), [f.text() for f in named]
+    # Only the bad input is refused: the message names the one that is wrong.
+    assert {f.variable for f in errors} == {variable}, [f.text() for f in errors]
+
+
+@pytest.mark.parametrize(("slots", "ok"), [(4, True), ("8", True), (None, True), (0, False), ("two", False)])
+def test_horovod_slots_host_variable(slots, ok):
+    ctx = ic.Context(host="n2", inventory_hosts=HOSTS)
+    findings = ic.validate_role(
+        "horovod_benchmark",
+        _options("horovod_benchmark"),
+        BASELINE["horovod_benchmark"],
+        ctx,
+        host_inputs={"horovod_slots": slots},
+    )
+    assert (findings == []) is ok, [f.text() for f in findings]
+    if not ok:
+        assert findings[0].text().startswith(f"horovod_slots={slots!r}: not a worker count for n2")
+
+
+def test_finding_text_names_variable_value_and_valid():
+    (finding,) = _validate("horovod", {"horovod_build_jobs": 0})
+    assert (
+        finding.text() == "horovod_build_jobs=0: must be greater than 0 (parallel compile jobs). Valid: a number > 0."
+    )
+
+
+def test_patch_without_edits_for_the_version_is_refused():
+    ctx = ic.Context(role_vars={"_horovod_source_patches": {"cxx17": {"0.28.1": []}}, "_horovod_sdist_sha256": {}})
+    values = {**BASELINE["horovod"], "horovod_version": "0.27.0"}
+    findings = ic.check_role("horovod", values, ctx)
+    assert [f.text() for f in findings] == [
+        "horovod_patches='cxx17': the patch has no edits for Horovod 0.27.0. "
+        "Valid: Horovod 0.28.1 (roles/horovod/vars/patches.yml)."
+    ]
+
+
+def test_openmpi_version_left_to_the_stack_is_not_refused_with_distro():
+    # The role's default (the stack's choice) is not the user's: only a version the user set is refused.
+    assert _validate("openmpi", {}) == []
+    assert [f.variable for f in _validate("openmpi", {"openmpi_version": "4.1.4"})] == ["openmpi_version"]
+
+
+@pytest.mark.parametrize(
+    ("role", "overrides", "variable"),
+    [
+        ("preflight", {"preflight_pins": {"cuda": "12.4", "horovod": "0.28.1"}}, "preflight_pins"),
+        ("openmpi", {"openmpi_with_cuda": True}, "openmpi_with_cuda"),
+        (
+            "openmpi",
+            {"openmpi_with_cuda": True, "openmpi_install_method": "source", "openmpi_source_checksum": "sha256:a"},
+            "openmpi_with_cuda",
+        ),
+        (
+            "horovod",
+            {"horovod_cuda_version": "12.4", "horovod_framework_cuda_variant": "cu124"},
+            "horovod_cuda_version",
+        ),
+    ],
+)
+def test_inputs_that_cannot_apply_on_a_cpu_host_are_warned_about(role, overrides, variable):
+    findings = _validate(role, overrides, has_gpu=False)
+    assert [f.variable for f in findings if f.level == ic.WARNING] == [variable]
+    assert [f for f in findings if f.level == ic.ERROR] == []
+
+
+def test_gpu_pins_are_not_warned_about_on_gpu_hosts_or_without_gpu_facts():
+    for has_gpu in (True, None):
+        assert _validate("preflight", {"preflight_pins": {"cuda": "12.4"}}, has_gpu=has_gpu) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "sizes"),
+    [("4K", [4096]), ("1M,2m", [1048576, 2097152]), ("1G", [1 << 30]), ("512", [512]), (" 64KiB ", [65536])],
+)
+def test_parse_sizes(text, sizes):
+    assert ic.parse_sizes(text) == sizes
+
+
+@pytest.mark.parametrize("text", ["", "4K,,8K", "-1K", "1T", "K", None, 5])
+def test_parse_sizes_refuses(text):
+    with pytest.raises(ValueError):
+        ic.parse_sizes(text)
+
+
+@pytest.mark.parametrize(
+    ("name", "ok"),
+    [("hvd", True), ("_svc", True), ("a-b_c9", True), ("root", False), ("Hvd", False), ("1abc", False), ("", False)],
+)
+def test_user_names(name, ok):
+    assert (ic.user_name_problem(name) == "") is ok
+
+
+def test_spec_variable_prefers_the_longest_name():
+    names = ["horovod_benchmark_iters", "horovod_benchmark_large_iters"]
+    msg = "argument 'horovod_benchmark_large_iters' is of type str"
+    assert ic.spec_variable(msg, names) == "horovod_benchmark_large_iters"
+    assert ic.spec_variable("nothing named", names) == ""
