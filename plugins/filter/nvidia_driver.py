@@ -1,7 +1,7 @@
 # Copyright: (c) 2026, gpucluster.horovod contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filters of the nvidia_driver role: nvidia_driver_packages, nvidia_driver_target_version,
-nvidia_driver_input_problems, nvidia_driver_version_problem, nvidia_driver_reboot_decision.
+nvidia_driver_version_problem, nvidia_driver_reboot_decision.
 
 Documented in the matching <name>.yml files; the logic is in plugin_utils/nvidia_driver_logic.py.
 """
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils import compat as _compat
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils import nvidia_driver_logic as _logic
 
 
@@ -37,22 +36,6 @@ def nvidia_driver_target_version(requested, installed=None, candidate=None, upgr
     return _logic.target_version(requested or None, installed or None, candidate or None, bool(upgrade)) or ""
 
 
-def nvidia_driver_input_problems(inputs):
-    """Semantic input problems of one host (list of sentences; empty when none)."""
-    if not isinstance(inputs, dict) or "host" not in inputs:
-        raise AnsibleFilterError("nvidia_driver_input_problems: expects a dict with at least 'host'")
-    args = dict(inputs)
-    host = args.pop("host")
-    tables = _compat.load_tables()
-    args.setdefault("known_branches", [row["branch"] for row in tables["cuda_driver"]["branches"]])
-    args.setdefault("open_min_branch", tables["cuda_driver"].get("open_kernel_module_min_branch", 515))
-    args.setdefault("arch_of", lambda gpu: _compat.gpu_arch(gpu, tables=tables))
-    try:
-        return _logic.input_problems(host, **args)
-    except TypeError as exc:
-        raise AnsibleFilterError(f"nvidia_driver_input_problems: {exc}") from exc
-
-
 def nvidia_driver_version_problem(version, host, driver_min=None, cuda=None):
     """Why ``version`` is too old for the stack, or an empty string."""
     return _logic.version_problem(str(host), version or None, driver_min or None, cuda or None)
@@ -73,7 +56,6 @@ class FilterModule:
         return {
             "nvidia_driver_packages": nvidia_driver_packages,
             "nvidia_driver_target_version": nvidia_driver_target_version,
-            "nvidia_driver_input_problems": nvidia_driver_input_problems,
             "nvidia_driver_version_problem": nvidia_driver_version_problem,
             "nvidia_driver_reboot_decision": nvidia_driver_reboot_decision,
         }

@@ -14,11 +14,12 @@ import re
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from . import horovod, horovod_benchmark, openmpi, passwordless_ssh, preflight
+from . import horovod, horovod_benchmark, nvidia_driver, openmpi, passwordless_ssh, preflight
 from ._base import ERROR, WARNING, Check, Context, Finding, parse_sizes, run_checks, user_name_problem
 
 ROLE_CHECKS = {
     "preflight": preflight.CHECKS,
+    "nvidia_driver": nvidia_driver.CHECKS,
     "passwordless_ssh": passwordless_ssh.CHECKS,
     "openmpi": openmpi.CHECKS,
     "horovod": horovod.CHECKS,

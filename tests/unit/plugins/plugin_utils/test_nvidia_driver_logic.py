@@ -259,22 +259,6 @@ def test_unknown_gpu_models_are_not_a_driver_problem():
     assert _problems(gpus=[{"name": "Some Future GPU", "pci_id": "10de:ffff"}]) == []
 
 
-def test_filter_fills_known_branches_from_the_compat_data():
-    problems = filters.nvidia_driver_input_problems(
-        {
-            "host": "n1",
-            "method": "distro",
-            "supported_methods": ["distro"],
-            "os_name": "Debian 13",
-            "branch": "550",
-            "distro_branch": 550,
-            "kernel_module": "proprietary",
-            "gpus": [{"name": "NVIDIA B200"}],
-        }
-    )
-    assert len(problems) == 1 and "NVIDIA B200 (Blackwell)" in problems[0]
-
-
 # --- reboot / module mismatch -------------------------------------------------------------------------------
 
 
