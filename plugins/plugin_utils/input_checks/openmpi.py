@@ -41,7 +41,7 @@ def _version(values, ctx):
         yield Finding("openmpi_version", version, problem, "e.g. 4.1.6 or 5.0.8")
         return
     majors = ctx.role_vars.get("_openmpi_major_data") or {}
-    if majors and str(version).split(".")[0] not in majors:
+    if majors and str(version).split(".", maxsplit=1)[0] not in majors:
         yield Finding("openmpi_version", version, "the role builds Open MPI 4 and 5 only", "4.x or 5.x")
 
 
