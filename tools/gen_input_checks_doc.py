@@ -62,7 +62,7 @@ def _spec_rows(options: dict) -> list[str]:
 
 def render() -> str:
     out = [HEADER]
-    for role in sorted(input_checks.ROLE_CHECKS):
+    for role in input_checks.ROLE_CHECKS:  # the order site.yml applies them
         spec = yaml.safe_load((ROOT / "roles" / role / "meta" / "argument_specs.yml").read_text(encoding="utf-8"))
         options = spec["argument_specs"]["main"].get("options") or {}
         out.append(f"## {role}\n")
