@@ -5,13 +5,15 @@
 # from the machines this collection is tested on. To test the roles' install path for them
 # (keyring, `signed-by`, pinning, holds, upgrades) this script builds a local, signed apt
 # repository of STAND-IN packages that carry the real package names and version strings but
-# contain only a marker file (and, when asked, a stub command printing the version).
-# It is never used where a real package is reachable.
+# contain only a marker file (and, when asked, a stub command printing the version), or, when a content
+# directory is given, that directory's files (real files of NVIDIA's wheels laid out at the package's paths by
+# wheel-tree.py). It is never used where a real package is reachable.
 #
 #   build-repo.sh <outdir> <manifest> [suite] [component]
 #
-# manifest: one package per line, `name|version|depends|command`, e.g.
+# manifest: one package per line, `name|version|depends|command[|content]`, e.g.
 #   nvidia-container-toolkit|1.17.8-1|nvidia-container-toolkit-base (= 1.17.8-1)|nvidia-ctk
+#   libnccl2|2.27.7-1+cuda13.0|||/srv/standin-trees/libnccl2   (content: a directory copied into the package)
 # Produces <outdir>/{pool,dists}, signed with a key generated for this run (InRelease and
 # Release.gpg), and <outdir>/standin-archive-keyring.gpg (binary keyring for `signed-by`).
 set -euo pipefail
@@ -31,7 +33,7 @@ mkdir -p "$out/pool/$component" "$out/dists/$suite/$component/binary-$arch"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-while IFS='|' read -r name version depends command; do
+while IFS='|' read -r name version depends command content; do
     case "$name" in ''|'#'*) continue ;; esac
     pkg="$work/$name"
     mkdir -p "$pkg/DEBIAN" "$pkg/usr/share/doc/$name"
@@ -45,6 +47,9 @@ while IFS='|' read -r name version depends command; do
         echo " Not the real package: the real repository is unreachable from the test machines."
     } > "$pkg/DEBIAN/control"
     echo "stand-in $name $version" > "$pkg/usr/share/doc/$name/STANDIN"
+    if [ -n "${content:-}" ]; then
+        cp -a "$content/." "$pkg/"
+    fi
     if [ -n "$command" ]; then
         mkdir -p "$pkg/usr/bin"
         printf '#!/bin/sh\necho "%s version %s (stand-in)"\n' "$command" "$version" > "$pkg/usr/bin/$command"
