@@ -55,10 +55,13 @@ def group_findings(findings):
     """One line per (value, problem, valid): the same root cause set in several roles' variables."""
     groups = {}
     for _role, finding in findings:
-        key = (repr(finding.value), finding.problem, finding.valid)
+        key = (repr(finding.value), finding.problem, finding.valid, finding.sentence)
         groups.setdefault(key, [finding, []])[1].append(f"{finding.variable}")
     lines = []
     for finding, names in groups.values():
+        if finding.sentence:
+            lines.append(finding.sentence)
+            continue
         unique = list(dict.fromkeys(names))
         valid = f" Valid: {finding.valid}." if finding.valid else ""
         lines.append(f"{', '.join(unique)}={finding.value!r}: {finding.problem}.{valid}")
@@ -76,7 +79,9 @@ class ActionModule(ActionBase):
             return {}
         return self._loader.load_from_file(str(path), trusted_as_template=template) or {}
 
-    def _role_files(self, role: str):
+    def _role_files(self, role: str, facts=None):
+        """The role's argument spec options, defaults and constants: its vars/ files that are not per OS,
+        then the OS cascade _common/os_vars loads (default, os_family, distribution, distribution-major)."""
         role_dir = ROLES_DIR / role
         if not role_dir.is_dir():
             raise AnsibleActionFail(f"validate_inputs: no role {role!r} in this collection ({ROLES_DIR})")
@@ -87,6 +92,12 @@ class ActionModule(ActionBase):
         for path in sorted((role_dir / "vars").glob("*.yml")):
             if path.stem[0].islower() and path.stem != "default":
                 role_vars.update(self._load(path))
+        facts = facts or {}
+        cascade = ["default", facts.get("os_family"), facts.get("distribution")]
+        if facts.get("distribution") and facts.get("distribution_major_version"):
+            cascade.append(f"{facts['distribution']}-{facts['distribution_major_version']}")
+        for stem in dict.fromkeys(s for s in cascade if s):
+            role_vars.update(self._load(role_dir / "vars" / f"{stem}.yml"))
         return options, defaults, role_vars
 
     def _values(self, role, options, defaults, task_vars):
@@ -124,6 +135,8 @@ class ActionModule(ActionBase):
             user_set=frozenset(user_set),
             role_vars=role_vars,
             stack=dict(task_vars.get("gpucluster_stack") or {}),
+            control_node=task_vars.get("ansible_connection") == "local"
+            or task_vars.get("inventory_hostname") in ("localhost", "127.0.0.1"),
         )
 
     def _unknown_variables(self, roles, task_vars):
@@ -162,7 +175,7 @@ class ActionModule(ActionBase):
             if not selected_by_tags(tags, run_tags, skip_tags):
                 continue
             checked.append(role)
-            options, defaults, role_vars = self._role_files(role)
+            options, defaults, role_vars = self._role_files(role, task_vars.get("ansible_facts"))
             values, user_set, findings = self._values(role, options, defaults, task_vars)
             errors.extend(findings)
             ctx = self._context(task_vars, user_set, role_vars)

@@ -1,6 +1,7 @@
 # Copyright: (c) 2026, gpucluster.horovod contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Parsers for GPU facts: lspci -nn, nvidia-smi, /proc/driver/nvidia/version, /proc/modules, mokutil.
+"""Parsers for GPU facts: lspci -nn (GPUs, NVSwitches), nvidia-smi, /proc/driver/nvidia/version, /proc/modules,
+mokutil.
 
 Pure functions on text so they are tested on captured outputs (tests/unit/fixtures/gpu_facts/).
 Runs on managed nodes: standard library only, Python 3.6+ syntax.
@@ -43,6 +44,29 @@ def parse_lspci(text: str) -> List[Dict[str, Any]]:
             }
         )
     return gpus
+
+
+# PCI class of NVSwitch devices ("Bridge", 0680); a host with them needs Fabric Manager.
+NVSWITCH_CLASS = "0680"
+
+
+def parse_lspci_nvswitches(text: str) -> List[Dict[str, Any]]:
+    """NVIDIA NVSwitch bridges in ``lspci -nn`` output: slot, pci_id, name."""
+    out = []
+    for line in (text or "").splitlines():
+        m = _LSPCI.match(line.strip())
+        if not m or m.group("vendor").lower() != NVIDIA_VENDOR or m.group("class") != NVSWITCH_CLASS:
+            continue
+        desc = re.sub(r"^NVIDIA Corporation\s+", "", m.group("desc"))
+        bracket = re.search(r"\[([^\]]+)\]\s*$", desc)
+        out.append(
+            {
+                "pci_slot": m.group("slot"),
+                "pci_id": f"{m.group('vendor').lower()}:{m.group('device').lower()}",
+                "name": (bracket.group(1) if bracket else desc).strip(),
+            }
+        )
+    return out
 
 
 def smi_query_failed(text: str) -> bool:

@@ -72,6 +72,15 @@ ansible_facts:
         secure_boot:
           description: True or false from mokutil, null when mokutil is absent or the system has no EFI.
           type: bool
+        nvswitches:
+          description:
+            - NVSwitch devices (PCI class 0680, vendor 10de) from lspci, each with C(pci_slot), C(pci_id) and C(name).
+              A host with NVSwitches needs Fabric Manager of the driver's version.
+          type: list
+          elements: dict
+        nvswitch_count:
+          description: Number of NVSwitch devices.
+          type: int
         tools:
           description: Which of lspci, nvidia-smi and mokutil were found.
           type: dict
@@ -85,6 +94,8 @@ ansible_facts:
       kernel_module: null
       nouveau_loaded: false
       secure_boot: null
+      nvswitches: []
+      nvswitch_count: 0
       tools: {lspci: false, nvidia-smi: false, mokutil: false}
 """
 
@@ -110,10 +121,11 @@ def _run(module, argv):
 def main():
     module = AnsibleModule(argument_spec={}, supports_check_mode=True)
     tools = {name: module.get_bin_path(name) for name in ("lspci", "nvidia-smi", "mokutil")}
-    lspci = []
+    lspci, nvswitches = [], []
     if tools["lspci"]:
         rc, out, _err = _run(module, [tools["lspci"], "-nn"])
         lspci = parse.parse_lspci(out) if rc == 0 else []
+        nvswitches = parse.parse_lspci_nvswitches(out) if rc == 0 else []
     smi, cuda = [], None
     if tools["nvidia-smi"]:
         query = ",".join(parse.SMI_FIELDS)
@@ -144,6 +156,8 @@ def main():
         "kernel_module": proc["kernel_module"],
         "nouveau_loaded": parse.module_loaded(modules, "nouveau"),
         "secure_boot": secure_boot,
+        "nvswitches": nvswitches,
+        "nvswitch_count": len(nvswitches),
         "tools": {name: bool(path) for name, path in tools.items()},
     }
     module.exit_json(changed=False, ansible_facts={"gpucluster_gpu": facts})

@@ -14,11 +14,12 @@ import re
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from . import cuda, cudnn, horovod, horovod_benchmark, nccl, openmpi, passwordless_ssh, preflight
+from . import cuda, cudnn, horovod, horovod_benchmark, nccl, nvidia_driver, openmpi, passwordless_ssh, preflight
 from ._base import ERROR, WARNING, Check, Context, Finding, parse_sizes, run_checks, user_name_problem
 
 ROLE_CHECKS = {
     "preflight": preflight.CHECKS,
+    "nvidia_driver": nvidia_driver.CHECKS,
     "cuda": cuda.CHECKS,
     "cudnn": cudnn.CHECKS,
     "nccl": nccl.CHECKS,

@@ -28,8 +28,12 @@ class Finding:
     problem: str
     valid: str = ""
     level: str = ERROR
+    # A whole sentence naming the variable, its value and the fix, used as it is (instead of problem/valid).
+    sentence: str = ""
 
     def text(self) -> str:
+        if self.sentence:
+            return self.sentence
         valid = f" Valid: {self.valid}." if self.valid else ""
         return f"{self.variable}={self.value!r}: {self.problem}.{valid}"
 
@@ -51,6 +55,8 @@ class Context:
     role_vars: dict = field(default_factory=dict)
     # The resolved stack (gpucluster_stack) when preflight published it.
     stack: dict = field(default_factory=dict)
+    # The host is the control node (local connection): never rebooted.
+    control_node: bool = False
 
 
 CheckFunc = Callable[[dict, Context], Iterable[Finding]]

@@ -7,7 +7,9 @@
 - tasks/main.yml exists and the role has a molecule scenario named after it;
 - private names carry one prefix: constants in vars/ are ``_<role>_*``; what tasks register, set
   as facts or set as task vars at run time is ``__<role>_*`` (collection-wide facts: ``gpucluster_*``);
-- every role, the internal ``_common`` included, has an argument spec for each entry point.
+- every role, the internal ``_common`` included, has an argument spec for each entry point;
+- no task var shares its name with a fact or registered result of the role: a fact outranks task vars, so
+  on the role's second run in one playbook such a task var would silently keep the first run's value.
 """
 
 from __future__ import annotations
@@ -105,6 +107,32 @@ def test_private_names_use_one_prefix(role: Path) -> None:
 def _load_list(path: Path):
     with path.open(encoding="utf-8") as handle:
         return yaml.safe_load(handle) or []
+
+
+def _facts_and_task_vars(node, facts: set, task_vars: list) -> None:
+    if isinstance(node, dict):
+        if isinstance(node.get("register"), str):
+            facts.add(node["register"])
+        set_fact = node.get("ansible.builtin.set_fact")
+        if isinstance(set_fact, dict):
+            facts.update(k for k in set_fact if k != "cacheable")
+        if isinstance(node.get("vars"), dict) and any(k in node for k in ("name", "block")):
+            task_vars.extend((node.get("name", "<block>"), k) for k in node["vars"])
+        for value in node.values():
+            _facts_and_task_vars(value, facts, task_vars)
+    elif isinstance(node, list):
+        for value in node:
+            _facts_and_task_vars(value, facts, task_vars)
+
+
+@pytest.mark.parametrize("role", ALL_ROLES, ids=lambda p: p.name)
+def test_task_vars_never_shadowed_by_facts(role: Path) -> None:
+    facts: set = set()
+    task_vars: list = []
+    for path in sorted((role / "tasks").glob("*.yml")) + sorted((role / "handlers").glob("*.yml")):
+        _facts_and_task_vars(_load_list(path), facts, task_vars)
+    clash = sorted({f"{task}: {name}" for task, name in task_vars if name in facts})
+    assert clash == [], f"{role.name}: task vars named like a fact (a fact outranks them on a second run): {clash}"
 
 
 def test_internal_role_has_a_spec_per_entry_point() -> None:

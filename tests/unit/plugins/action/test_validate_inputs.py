@@ -146,3 +146,12 @@ def test_horovod_slots_host_variable_is_checked_with_the_benchmark():
     result = run({"roles": ["horovod_benchmark"]}, {"horovod_slots": 0})
     assert result["failed"] is True
     assert "n1: horovod_slots=0: not a worker count for n1" in result["msg"]
+
+
+def test_os_specific_role_data_is_loaded_for_the_host():
+    # vars/Debian-12.yml says Debian 12 ships R535: a distro install of 580 there is refused.
+    gpu = {"gpu_count": 1, "gpus": [{"name": "NVIDIA H100 80GB HBM3", "compute_cap": "9.0"}], "driver_version": None}
+    host_vars = {"nvidia_driver_branch": "580", "nvidia_driver_gpu_facts": gpu}
+    result = run({"roles": ["nvidia_driver"]}, host_vars)
+    assert result["failed"] is True
+    assert "n1: nvidia_driver_branch 580 is not what Debian 12 ships (R535)" in result["msg"]

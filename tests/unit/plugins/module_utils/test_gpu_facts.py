@@ -125,3 +125,24 @@ def test_merge_prefers_nvidia_smi_and_keeps_the_pci_id():
 def test_merge_falls_back_to_lspci():
     merged = p.merge(p.parse_lspci(read("lspci_p2_k80.txt")), [])
     assert merged == [dict(p.parse_lspci(read("lspci_p2_k80.txt"))[0], index=0)]
+
+
+@pytest.mark.parametrize(
+    "fixture, count, pci_id, name",
+    [
+        ("lspci_p4d_a100.txt", 6, "10de:1af1", "A100 NVSwitch"),
+        ("lspci_hgx_h100.txt", 4, "10de:22a3", "H100 NVSwitch"),
+    ],
+)
+def test_lspci_nvswitches_on_hgx_boards(fixture, count, pci_id, name):
+    switches = p.parse_lspci_nvswitches(read(fixture))
+    assert len(switches) == count
+    assert {s["pci_id"] for s in switches} == {pci_id}
+    assert {s["name"] for s in switches} == {name}
+    # the GPUs of the same board are still found, and the switches are not counted as GPUs
+    assert len(p.parse_lspci(read(fixture))) == 8
+
+
+@pytest.mark.parametrize("fixture", ["lspci_workstation_4090.txt", "lspci_p2_k80.txt", "lspci_no_gpu.txt"])
+def test_lspci_no_nvswitches(fixture):
+    assert p.parse_lspci_nvswitches(read(fixture)) == []

@@ -23,11 +23,20 @@ def _options(role):
 
 
 def _role_vars(role):
+    """The role's constants as validate_inputs loads them for a Debian 12 host (OS cascade last)."""
     data = {}
-    for path in sorted((ROOT / "roles" / role / "vars").glob("*.yml")):
+    vars_dir = ROOT / "roles" / role / "vars"
+    for path in sorted(vars_dir.glob("*.yml")):
         if path.stem[0].islower() and path.stem != "default":
             data.update(yaml.safe_load(path.read_text()) or {})
+    for stem in ("default", "Debian", "Debian-12"):
+        if (vars_dir / f"{stem}.yml").is_file():
+            data.update(yaml.safe_load((vars_dir / f"{stem}.yml").read_text()) or {})
     return data
+
+
+H100 = {"name": "NVIDIA H100 80GB HBM3", "compute_cap": "9.0", "pci_id": "10de:2330"}
+B200 = {"name": "NVIDIA B200", "pci_id": "10de:2901"}
 
 
 # A valid, fully resolved value for every input of every role (what the defaults give on a
@@ -46,6 +55,32 @@ BASELINE = {
         "preflight_detect_interconnect": True,
         "preflight_validate_roles": ["preflight", {"role": "horovod_benchmark", "tags": ["benchmark"]}],
         "preflight_warn_unknown_variables": True,
+    },
+    "nvidia_driver": {
+        "nvidia_driver_method": "distro",
+        "nvidia_driver_branch": "535",
+        "nvidia_driver_min": "525.60.13",
+        "nvidia_driver_kernel_module": "proprietary",
+        "nvidia_driver_version": "",
+        "nvidia_driver_upgrade": False,
+        "nvidia_driver_force": False,
+        "nvidia_driver_gpu_facts": {"gpus": [H100], "gpu_count": 1, "driver_version": None, "secure_boot": False},
+        "nvidia_driver_server": False,
+        "nvidia_driver_running_kernel": True,
+        "nvidia_driver_kernels": [],
+        "nvidia_driver_kernel_packages": [],
+        "nvidia_driver_blacklist_nouveau": True,
+        "nvidia_driver_mok_signing": False,
+        "nvidia_driver_persistenced": True,
+        "nvidia_driver_reboot": "if_needed",
+        "nvidia_driver_reboot_throttle": 1,
+        "nvidia_driver_reboot_timeout": 1800,
+        "nvidia_driver_repo_base_url": "https://mirror.example/cuda/repos",
+        "nvidia_driver_repo_url": "",
+        "nvidia_driver_repo_suites": ["/"],
+        "nvidia_driver_repo_components": [],
+        "nvidia_driver_repo_key_url": "",
+        "nvidia_driver_repo_key_sha256": "",
     },
     "passwordless_ssh": {
         "passwordless_ssh_user": "hvd",
@@ -224,6 +259,8 @@ def _validate(role, overrides=None, user_set=(), has_gpu=None):
     ctx = ic.Context(
         host="n1",
         inventory_hosts=HOSTS,
+        distribution="Debian",
+        distribution_major_version="12",
         has_gpu=has_gpu,
         user_set=frozenset(user_set) | frozenset(overrides or {}),
         role_vars=_role_vars(role),
@@ -257,6 +294,33 @@ BAD_INPUTS = [
     ("preflight", {"preflight_python": "2.7"}, "preflight_python", "not a Python 3 version"),
     ("preflight", {"preflight_pins": {"cudaa": "12.4"}}, "preflight_pins", "unknown pin cudaa"),
     ("preflight", {"preflight_gather_gpu_facts": "maybe"}, "preflight_gather_gpu_facts", "bool"),
+    # nvidia_driver
+    ("nvidia_driver", {"nvidia_driver_branch": "999"}, "nvidia_driver_branch", "not a known NVIDIA driver branch"),
+    ("nvidia_driver", {"nvidia_driver_branch": "580"}, "nvidia_driver_branch", "not what Debian 12 ships (R535)"),
+    ("nvidia_driver", {"nvidia_driver_method": "runfile"}, "nvidia_driver_method", "distro, repo"),
+    ("nvidia_driver", {"nvidia_driver_reboot": "sometimes"}, "nvidia_driver_reboot", "never, if_needed, always"),
+    ("nvidia_driver", {"nvidia_driver_kernel_module": "nouveau"}, "nvidia_driver_kernel_module", "open, proprietary"),
+    (
+        "nvidia_driver",
+        {"nvidia_driver_gpu_facts": {"gpus": [B200], "driver_version": None}},
+        "nvidia_driver_kernel_module",
+        "cannot drive NVIDIA B200 (Blackwell)",
+    ),
+    (
+        "nvidia_driver",
+        {"nvidia_driver_gpu_facts": {"gpus": [H100], "driver_version": None, "secure_boot": True}},
+        "nvidia_driver_mok_signing",
+        "Secure Boot is on",
+    ),
+    (
+        "nvidia_driver",
+        {"nvidia_driver_gpu_facts": {"gpus": [H100], "driver_version": None, "nvswitch_count": 4}},
+        "nvidia_driver_method",
+        "Fabric Manager",
+    ),
+    ("nvidia_driver", {"nvidia_driver_method": "repo"}, "nvidia_driver_repo_key_sha256", "with its checksum"),
+    ("nvidia_driver", {"nvidia_driver_reboot_throttle": 0}, "nvidia_driver_reboot_throttle", ">= 1"),
+    ("nvidia_driver", {"nvidia_driver_reboot_timeout": 0}, "nvidia_driver_reboot_timeout", "greater than 0"),
     # cuda
     ("cuda", {"cuda_install_method": "runfile"}, "cuda_install_method", "repo, distro, redist"),
     ("cuda", {"cuda_version": "12"}, "cuda_version", "major.minor"),
@@ -406,6 +470,33 @@ def test_patch_without_edits_for_the_version_is_refused():
         "horovod_patches='cxx17': the patch has no edits for Horovod 0.27.0. "
         "Valid: Horovod 0.28.1 (roles/horovod/vars/patches.yml)."
     ]
+
+
+def test_driver_checks_only_where_a_driver_is_installed():
+    no_gpu = {"nvidia_driver_branch": "999", "nvidia_driver_gpu_facts": {"gpus": []}}
+    assert _validate("nvidia_driver", no_gpu) == []
+    assert [f.variable for f in _validate("nvidia_driver", {**no_gpu, "nvidia_driver_force": True})] == [
+        "nvidia_driver_branch"
+    ]
+    # A loaded driver the stack accepts is left alone, so its branch is not questioned either.
+    loaded = {"nvidia_driver_branch": "580", "nvidia_driver_gpu_facts": {"gpus": [H100], "driver_version": "580.95.05"}}
+    assert _validate("nvidia_driver", loaded) == []
+    assert [f.variable for f in _validate("nvidia_driver", {**loaded, "nvidia_driver_upgrade": True})] == [
+        "nvidia_driver_branch"
+    ]
+
+
+def test_driver_never_reboots_the_control_node():
+    ctx = ic.Context(
+        host="localhost",
+        distribution="Debian",
+        distribution_major_version="12",
+        control_node=True,
+        role_vars=_role_vars("nvidia_driver"),
+    )
+    findings = ic.validate_role("nvidia_driver", _options("nvidia_driver"), BASELINE["nvidia_driver"], ctx)
+    assert [f.variable for f in findings] == ["nvidia_driver_reboot"]
+    assert "never reboots the control node" in findings[0].text()
 
 
 def test_openmpi_version_left_to_the_stack_is_not_refused_with_distro():

@@ -1,0 +1,61 @@
+# Copyright: (c) 2026, gpucluster.horovod contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Filters of the nvidia_driver role: nvidia_driver_packages, nvidia_driver_target_version,
+nvidia_driver_version_problem, nvidia_driver_reboot_decision.
+
+Documented in the matching <name>.yml files; the logic is in plugin_utils/nvidia_driver_logic.py.
+"""
+
+from __future__ import annotations
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils import nvidia_driver_logic as _logic
+
+
+def nvidia_driver_packages(  # noqa: PLR0917 - Jinja passes filter arguments positionally
+    table, method, branch, kernel_module, version=None, server=False, fabricmanager=False
+):
+    """Packages, pins and holds for one host."""
+    try:
+        return _logic.select_packages(
+            dict(table or {}),
+            method,
+            branch,
+            kernel_module,
+            version or None,
+            server=bool(server),
+            fabricmanager=bool(fabricmanager),
+        )
+    except ValueError as exc:
+        raise AnsibleFilterError(f"nvidia_driver_packages: {exc}") from exc
+
+
+def nvidia_driver_target_version(requested, installed=None, candidate=None, upgrade=False):
+    """The exact version to install and pin."""
+    return _logic.target_version(requested or None, installed or None, candidate or None, bool(upgrade)) or ""
+
+
+def nvidia_driver_version_problem(version, host, driver_min=None, cuda=None):
+    """Why ``version`` is too old for the stack, or an empty string."""
+    return _logic.version_problem(str(host), version or None, driver_min or None, cuda or None)
+
+
+def nvidia_driver_reboot_decision(inputs):
+    """load, reload, reboot, fail or none, with the reason and the command."""
+    try:
+        return _logic.reboot_decision(**dict(inputs))
+    except TypeError as exc:
+        raise AnsibleFilterError(f"nvidia_driver_reboot_decision: {exc}") from exc
+
+
+class FilterModule:
+    """gpucluster.horovod nvidia_driver filters."""
+
+    def filters(self):
+        return {
+            "nvidia_driver_packages": nvidia_driver_packages,
+            "nvidia_driver_target_version": nvidia_driver_target_version,
+            "nvidia_driver_version_problem": nvidia_driver_version_problem,
+            "nvidia_driver_reboot_decision": nvidia_driver_reboot_decision,
+        }

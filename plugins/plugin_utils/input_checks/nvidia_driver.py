@@ -1,0 +1,103 @@
+# Copyright: (c) 2026, gpucluster.horovod contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Input checks of the nvidia_driver role: method for this OS, branch, kernel module flavour for the GPUs,
+reboot policy, Fabric Manager on NVSwitch hosts, Secure Boot. The decisions are those of
+plugin_utils/nvidia_driver_logic.input_problems (which the role's own preflight also uses)."""
+
+from __future__ import annotations
+
+import re
+
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils import compat as _compat
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils import nvidia_driver_logic as _logic
+
+from ._base import Finding, check, positive
+
+_VARIABLE = re.compile(r"\bnvidia_driver_[a-z0-9_]+")
+
+
+def _gets_driver(values, ctx) -> bool:
+    """What the role's preflight decides: a GPU (or nvidia_driver_force) and not a loaded driver the stack accepts
+    (unless an upgrade or an exact version is asked for)."""
+    gpu = values.get("nvidia_driver_gpu_facts") or {}
+    if not (gpu.get("gpus") or values.get("nvidia_driver_force")):
+        return False
+    installed_ok = gpu.get("driver_version") is not None and not ctx.stack.get("driver_upgrade_required", False)
+    return not (installed_ok and not values.get("nvidia_driver_upgrade") and not values.get("nvidia_driver_version"))
+
+
+@check(
+    "nvidia_driver_method",
+    "nvidia_driver_branch",
+    "nvidia_driver_kernel_module",
+    "nvidia_driver_reboot",
+    "nvidia_driver_reboot_throttle",
+    "nvidia_driver_mok_signing",
+    "nvidia_driver_gpu_facts",
+    "nvidia_driver_force",
+    "nvidia_driver_upgrade",
+    "nvidia_driver_version",
+    description=(
+        "on a host that gets a driver: a method the role implements on this OS, a known branch (the one the"
+        " distribution ships for distro), a kernel module flavour every GPU supports (open for Blackwell,"
+        " proprietary before Turing), no reboot of the control node, Fabric Manager available on NVSwitch hosts,"
+        " and Secure Boot only with MOK signing"
+    ),
+)
+def _driver_sense(values, ctx):
+    if not _gets_driver(values, ctx):
+        return
+    tables = _compat.load_tables()
+    method = values["nvidia_driver_method"]
+    distro_branch = ctx.role_vars.get("_nvidia_driver_distro_branch")
+    branch = values["nvidia_driver_branch"] or (distro_branch if method == "distro" and distro_branch else "")
+    gpu = values["nvidia_driver_gpu_facts"] or {}
+    problems = _logic.input_problems(
+        ctx.host,
+        method=method,
+        supported_methods=ctx.role_vars.get("_nvidia_driver_methods") or [],
+        os_name=f"{ctx.distribution} {ctx.distribution_major_version}".strip() or "this OS",
+        branch=branch,
+        known_branches=[row["branch"] for row in tables["cuda_driver"]["branches"]],
+        distro_branch=distro_branch,
+        kernel_module=values["nvidia_driver_kernel_module"],
+        open_min_branch=tables["cuda_driver"].get("open_kernel_module_min_branch", 515),
+        gpus=gpu.get("gpus") or [],
+        arch_of=lambda name: _compat.gpu_arch(name, tables=tables),
+        reboot=values["nvidia_driver_reboot"],
+        reboot_throttle=values["nvidia_driver_reboot_throttle"],
+        control_node=ctx.control_node,
+        secure_boot=gpu.get("secure_boot"),
+        mok_signing=bool(values["nvidia_driver_mok_signing"]),
+        nvswitch_count=int(gpu.get("nvswitch_count") or 0),
+        fabricmanager_methods=ctx.role_vars.get("_nvidia_driver_fabricmanager_methods") or [],
+    )
+    for problem in problems:
+        # The sentence names the variable to change first (the fix), its value and what is valid.
+        sentence = problem.removeprefix(f"{ctx.host}: ")
+        named = _VARIABLE.search(sentence)
+        variable = named.group(0) if named else "nvidia_driver_gpu_facts"
+        yield Finding(variable, values.get(variable), "", sentence=sentence)
+
+
+@check(
+    "nvidia_driver_method",
+    "nvidia_driver_repo_key_sha256",
+    description="the repo method needs the sha256 of NVIDIA's repository key (64 hex digits)",
+)
+def _repo_key(values, ctx):
+    key = values["nvidia_driver_repo_key_sha256"] or ""
+    if values["nvidia_driver_method"] == "repo" and not re.fullmatch(r"[0-9a-fA-F]{64}", key):
+        yield Finding(
+            "nvidia_driver_repo_key_sha256",
+            key,
+            "the repo method installs NVIDIA's repository key only with its checksum",
+            "the 64 hex digits of sha256sum of the key file",
+        )
+
+
+CHECKS = [
+    _driver_sense,
+    _repo_key,
+    positive("nvidia_driver_reboot_timeout", what="seconds"),
+]

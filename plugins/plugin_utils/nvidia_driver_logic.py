@@ -1,0 +1,370 @@
+# Copyright: (c) 2026, gpucluster.horovod contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Decisions of the nvidia_driver role as pure functions (controller side, no Ansible imports).
+
+- ``select_packages``: which packages, at which version, pinned and held, for an OS's package table
+  (the role's ``vars/<os>.yml`` ``_nvidia_driver_packages``), a method, a branch and a kernel-module flavour.
+- ``target_version``: the exact version to install: an explicit one, else the installed one (kept unless an
+  upgrade is asked for), else the repository's candidate.
+- ``input_problems``: the semantic input checks (method vs OS, reboot policy, unknown branch, the distribution's
+  branch, module flavour vs GPU generation, Secure Boot), each problem one sentence naming the host, the variable,
+  the bad value and what would be valid.
+- ``version_problem``: the version about to be installed is older than the stack needs.
+- ``reboot_decision``: after an install, what brings the loaded module in step with the userspace
+  (nothing, reload the modules, reboot, or fail with the command to run).
+
+The filter plugin ``gpucluster.horovod.nvidia_driver`` exposes them to the role; the unit tests call them directly.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
+
+METHODS = ("distro", "repo")
+KERNEL_MODULES = ("open", "proprietary")
+REBOOT_POLICIES = ("never", "if_needed", "always")
+# Kernel modules, unloaded in this order (users first) by a reload.
+MODULE_UNLOAD_ORDER = ("nvidia_uvm", "nvidia_drm", "nvidia_modeset", "nvidia_peermem", "nvidia")
+
+
+def _fmt(template: str, branch: Any, kernel_module: str, server: bool) -> str:
+    return template.format(
+        branch=branch if branch is not None else "",
+        open="-open" if kernel_module == "open" else "",
+        server="-server" if server else "",
+        flavour=kernel_module,
+        stream="open" if kernel_module == "open" else "dkms",
+    )
+
+
+def select_packages(
+    table: Mapping[str, Any],
+    method: str,
+    branch: Any,
+    kernel_module: str,
+    version: Optional[str] = None,
+    *,
+    server: bool = False,
+    fabricmanager: bool = False,
+) -> Dict[str, Any]:
+    """Packages for one host.
+
+    ``table`` is the role's per-OS ``_nvidia_driver_packages``: for each method a dict with
+    ``packages`` (templates with ``{branch}``, ``{open}``, ``{server}``, ``{stream}``: ``open`` or ``dkms``),
+    ``module_packages`` (per flavour),
+    ``unversioned`` (packages with their own version line, installed without ``=version``) and optionally
+    ``module_stream`` (dnf module, RHEL family) and ``fabricmanager`` (the Fabric Manager package, added with
+    ``fabricmanager=True`` - hosts with NVSwitches - at the driver's version).
+
+    Returns ``{"names", "version_probe", "install", "pins", "hold", "module_stream"}``: names to install; the
+    package whose version is the driver's; ``install`` with
+    ``=version`` where a version is known (apt syntax; dnf takes ``name-version``); the apt pins; the
+    packages to hold; the dnf module stream or None.
+    """
+    if method not in METHODS:
+        raise ValueError(f"method {method!r} unknown; valid: {', '.join(METHODS)}")
+    if kernel_module not in KERNEL_MODULES:
+        raise ValueError(f"kernel_module {kernel_module!r} unknown; valid: {', '.join(KERNEL_MODULES)}")
+    spec = (table or {}).get(method)
+    if not spec:
+        raise ValueError(f"method {method!r} has no package data for this OS")
+    names = [_fmt(t, branch, kernel_module, server) for t in spec.get("packages") or []]
+    module_pkg = (spec.get("module_packages") or {}).get(kernel_module)
+    if module_pkg:
+        names.append(_fmt(module_pkg, branch, kernel_module, server))
+    if fabricmanager:
+        if not spec.get("fabricmanager"):
+            raise ValueError(f"method {method!r} has no Fabric Manager package on this OS")
+        names.append(_fmt(spec["fabricmanager"], branch, kernel_module, server))
+    unversioned = {_fmt(t, branch, kernel_module, server) for t in spec.get("unversioned") or []}
+    names += [u for u in sorted(unversioned) if u not in names]
+    sep = spec.get("version_separator", "=")
+    versioned = [n for n in names if n not in unversioned]
+    install = [f"{n}{sep}{version}" if version and n in versioned else n for n in names]
+    pins = [{"package": n, "version": version} for n in versioned] if version and spec.get("pin", True) else []
+    stream = spec.get("module_stream")
+    return {
+        "names": names,
+        # The package whose installed/candidate version is the driver's (the kernel module package).
+        "version_probe": _fmt(module_pkg, branch, kernel_module, server) if module_pkg else (versioned or names)[0],
+        "install": install,
+        "pins": pins,
+        "hold": list(names) if spec.get("hold", True) else [],
+        "module_stream": _fmt(stream, branch, kernel_module, server) if stream else None,
+    }
+
+
+def version_branch(version: Optional[str]) -> Optional[int]:
+    """``535.261.03-1`` -> 535 (epoch and Debian revision ignored); None when not a driver version."""
+    if not version:
+        return None
+    m = re.match(r"^(?:\d+:)?(\d+)\.", str(version).strip())
+    return int(m.group(1)) if m else None
+
+
+def upstream_version(version: Optional[str]) -> Optional[str]:
+    """``535.261.03-1`` -> ``535.261.03``."""
+    if not version:
+        return None
+    m = re.match(r"^(?:\d+:)?(\d+(?:\.\d+)*)", str(version).strip())
+    return m.group(1) if m else None
+
+
+def _vt(version: str) -> tuple:
+    return tuple(int(p) for p in re.findall(r"\d+", version))
+
+
+def target_version(
+    requested: Optional[str], installed: Optional[str], candidate: Optional[str], upgrade: bool
+) -> Optional[str]:
+    """The exact package version to install and pin.
+
+    An explicit ``requested`` version wins. Otherwise an installed driver stays where it is (the pin and hold keep
+    it; an unattended upgrade must not move it) unless ``upgrade`` is true, which moves it to the candidate.
+    Nothing installed: the candidate.
+    """
+    if requested:
+        return str(requested)
+    if installed and not upgrade:
+        return installed
+    return candidate or installed or None
+
+
+def version_problem(host: str, version: Optional[str], driver_min: Optional[str], cuda: Optional[str]) -> str:
+    """Empty when ``version`` satisfies ``driver_min``; else the sentence saying what to change."""
+    up = upstream_version(version)
+    if not up or not driver_min:
+        return ""
+    if _vt(up) >= _vt(str(driver_min)):
+        return ""
+    need = f"CUDA {cuda} needs driver >= {driver_min}" if cuda else f"nvidia_driver_min is {driver_min}"
+    return (
+        f"{host}: the driver to install is {version}, but {need}. Pin a CUDA that this driver runs "
+        f"(gpucluster_pins: {{cuda: ...}} with driver_branch {version_branch(version)}), set "
+        f"nvidia_driver_method: repo for a newer branch, or set nvidia_driver_version to a version >= {driver_min}."
+    )
+
+
+def _gpu_rows(gpus: Iterable[Mapping[str, Any]], arch_of) -> List[Dict[str, Any]]:
+    rows = []
+    for gpu in gpus or []:
+        name = gpu.get("name") or gpu.get("compute_cap") or gpu.get("pci_id") or "unknown GPU"
+        row = None
+        for key in (gpu.get("name"), gpu.get("compute_cap")):
+            if not key or arch_of is None:
+                continue
+            try:
+                row = arch_of(key)
+                break
+            except Exception:  # an unknown model is not a problem of the driver role
+                continue
+        row = row or {}
+        rows.append({"name": name, "arch": row.get("arch"), "kernel_module": row.get("kernel_module")})
+    return rows
+
+
+def _branch_int(branch: Any) -> Optional[int]:
+    """None for empty, -1 for something that is not a number."""
+    if branch in (None, ""):
+        return None
+    try:
+        return int(branch)
+    except (TypeError, ValueError):
+        return -1
+
+
+def _method_branch_problems(
+    host: str,
+    *,
+    method: str,
+    supported_methods: Sequence[str],
+    os_name: str,
+    branch: Any,
+    b: Optional[int],
+    known_branches: Sequence[int],
+    distro_branch: Optional[int],
+) -> List[str]:
+    out = []
+    known = sorted({int(k) for k in known_branches})
+    if method not in supported_methods:
+        out.append(
+            f"{host}: nvidia_driver_method {method!r} is not available on {os_name}; "
+            f"valid here: {', '.join(supported_methods) or 'none (OS not supported)'}."
+        )
+    if b is None:
+        out.append(
+            f"{host}: nvidia_driver_branch is empty (no GPU stack resolved for this host); set it, for example "
+            f"nvidia_driver_branch: {distro_branch or (known[-1] if known else 580)}."
+        )
+    elif b not in known:
+        out.append(
+            f"{host}: nvidia_driver_branch {branch!r} is not a known NVIDIA driver branch; "
+            f"known: {', '.join(str(k) for k in known)}."
+        )
+    elif method == "distro" and distro_branch is not None and b != distro_branch:
+        out.append(
+            f"{host}: nvidia_driver_branch {b} is not what {os_name} ships (R{distro_branch}) and "
+            f"nvidia_driver_method is distro; set nvidia_driver_branch: {distro_branch} (with a CUDA it runs) "
+            f"or nvidia_driver_method: repo."
+        )
+    return out
+
+
+def _module_problems(
+    host: str, kernel_module: Optional[str], b: Optional[int], open_min_branch: int, rows: List[Dict[str, Any]]
+) -> List[str]:
+    if kernel_module not in KERNEL_MODULES:
+        return [
+            f"{host}: nvidia_driver_kernel_module {kernel_module!r} is not valid; valid: {', '.join(KERNEL_MODULES)}."
+        ]
+    out = []
+    if kernel_module == "proprietary":
+        need_open = [r for r in rows if r["kernel_module"] == "open_required"]
+        if need_open:
+            out.append(
+                f"{host}: nvidia_driver_kernel_module proprietary cannot drive {need_open[0]['name']} "
+                f"({need_open[0]['arch']}), which needs the open kernel module; set nvidia_driver_kernel_module: open."
+            )
+        return out
+    need_prop = [r for r in rows if r["kernel_module"] == "proprietary"]
+    if need_prop:
+        out.append(
+            f"{host}: nvidia_driver_kernel_module open does not support {need_prop[0]['name']} "
+            f"({need_prop[0]['arch']}, older than Turing); set nvidia_driver_kernel_module: proprietary."
+        )
+    if isinstance(b, int) and 0 < b < open_min_branch:
+        out.append(
+            f"{host}: nvidia_driver_kernel_module open needs branch >= R{open_min_branch}; "
+            f"nvidia_driver_branch is {b}. Set nvidia_driver_kernel_module: proprietary or a newer branch."
+        )
+    return out
+
+
+def input_problems(
+    host: str,
+    *,
+    method: str,
+    supported_methods: Sequence[str],
+    os_name: str,
+    branch: Any,
+    known_branches: Sequence[int],
+    distro_branch: Optional[int] = None,
+    kernel_module: Optional[str] = None,
+    open_min_branch: int = 515,
+    gpus: Iterable[Mapping[str, Any]] = (),
+    arch_of=None,
+    reboot: str = "if_needed",
+    reboot_throttle: int = 1,
+    control_node: bool = False,
+    secure_boot: Optional[bool] = None,
+    mok_signing: bool = False,
+    nvswitch_count: int = 0,
+    fabricmanager_methods: Sequence[str] = (),
+) -> List[str]:
+    """Every semantic problem of the role's input for one host (empty list when none)."""
+    out: List[str] = []
+    b = _branch_int(branch)
+    out += _method_branch_problems(
+        host,
+        method=method,
+        supported_methods=supported_methods,
+        os_name=os_name,
+        branch=branch,
+        b=b,
+        known_branches=known_branches,
+        distro_branch=distro_branch,
+    )
+    out += _module_problems(host, kernel_module, b, open_min_branch, _gpu_rows(gpus, arch_of))
+    if reboot not in REBOOT_POLICIES:
+        out.append(f"{host}: nvidia_driver_reboot {reboot!r} is not valid; valid: {', '.join(REBOOT_POLICIES)}.")
+    elif reboot != "never" and control_node:
+        out.append(
+            f"{host}: is the control node (local connection) and nvidia_driver_reboot is {reboot}; the role never "
+            f"reboots the control node. Set nvidia_driver_reboot: never for this host and reboot it yourself."
+        )
+    try:
+        throttle_ok = int(reboot_throttle) >= 1
+    except (TypeError, ValueError):
+        throttle_ok = False
+    if not throttle_ok:
+        out.append(f"{host}: nvidia_driver_reboot_throttle {reboot_throttle!r} must be an integer >= 1.")
+    if int(nvswitch_count or 0) > 0 and method not in fabricmanager_methods:
+        out.append(
+            f"{host}: has {nvswitch_count} NVSwitch devices, which need Fabric Manager of the driver's version, and "
+            f"nvidia_driver_method {method} has no Fabric Manager package on {os_name}; valid here: "
+            f"{', '.join(fabricmanager_methods) or 'none'} (nvidia_driver_method: repo)."
+        )
+    if secure_boot and not mok_signing:
+        out.append(
+            f"{host}: Secure Boot is on and the DKMS-built NVIDIA module would be unsigned, so the kernel would "
+            f"refuse to load it. Either enroll a Machine Owner Key (mokutil --import /var/lib/dkms/mok.pub, "
+            f"confirm at the next boot, then set nvidia_driver_mok_signing: true so DKMS signs with it), or "
+            f"turn Secure Boot off in the firmware."
+        )
+    return out
+
+
+def reboot_decision(  # noqa: PLR0911 - one return per row of the decision table, read top to bottom
+    *,
+    policy: str,
+    gpu_present: bool,
+    installed_version: Optional[str],
+    loaded_version: Optional[str],
+    changed: bool = False,
+    nouveau_loaded: bool = False,
+    gpu_in_use: bool = False,
+    control_node: bool = False,
+) -> Dict[str, Any]:
+    """What to do after the install so that the loaded kernel module matches the userspace.
+
+    Returns ``{"action": none|load|reload|reboot|fail, "reboot_required": bool, "reason": str, "command": str}``.
+    ``load``/``reload``: modprobe (after unloading the old modules), possible when no process holds the GPU.
+    ``reboot``: the policy allows it. ``fail``: a reboot is needed and not allowed (policy never, or the
+    control node); ``command`` says what to run.
+    """
+    inst = upstream_version(installed_version)
+    loaded = upstream_version(loaded_version)
+    reload_cmd = "modprobe -r " + " ".join(MODULE_UNLOAD_ORDER) + " && modprobe nvidia"
+
+    def _reboot(reason: str) -> Dict[str, Any]:
+        if policy == "never" or control_node:
+            who = "the control node is never rebooted by the role" if control_node else "nvidia_driver_reboot is never"
+            return {
+                "action": "fail",
+                "reboot_required": True,
+                "reason": f"{reason}; a reboot is needed but {who}",
+                "command": "reboot",
+            }
+        return {"action": "reboot", "reboot_required": True, "reason": reason, "command": "reboot"}
+
+    if not gpu_present:
+        return {
+            "action": "none",
+            "reboot_required": False,
+            "reason": "no NVIDIA GPU on this host: nothing to load (installed for image building)",
+            "command": "",
+        }
+    if policy == "always" and changed:
+        return _reboot("the driver changed and nvidia_driver_reboot is always")
+    if not inst:
+        return {"action": "none", "reboot_required": False, "reason": "no driver installed", "command": ""}
+    if nouveau_loaded:
+        return _reboot("nouveau is loaded and holds the GPU (now blacklisted)")
+    if loaded == inst:
+        return {"action": "none", "reboot_required": False, "reason": f"module {loaded} matches", "command": ""}
+    if loaded is None:
+        return {
+            "action": "load",
+            "reboot_required": False,
+            "reason": f"no NVIDIA module loaded; driver {inst} installed",
+            "command": "modprobe nvidia",
+        }
+    reason = f"loaded module {loaded} differs from the installed userspace {inst} (Driver/library version mismatch)"
+    if not gpu_in_use:
+        return {"action": "reload", "reboot_required": False, "reason": reason, "command": reload_cmd}
+    if policy == "never" or control_node:
+        out = _reboot(reason + " and processes hold the GPU")
+        out["command"] = f"stop the processes using /dev/nvidia* (fuser -v /dev/nvidia*), then {reload_cmd}; or reboot"
+        return out
+    return _reboot(reason + " and processes hold the GPU")

@@ -1,0 +1,354 @@
+"""nvidia_driver decisions: per-OS package selection (on the role's real vars files), target version, input
+checks and the reboot / module-mismatch decision."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ansible_collections.gpucluster.horovod.plugins.filter import nvidia_driver as filters
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils import compat
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils import nvidia_driver_logic as logic
+
+VARS = Path(__file__).resolve().parents[4] / "roles" / "nvidia_driver" / "vars"
+
+
+def os_vars(family: str, distribution: str, major: str) -> dict:
+    """The cascade _common/os_vars.yml loads: default, family, distribution, distribution-major."""
+    out: dict = {}
+    for name in dict.fromkeys(["default", family, distribution, f"{distribution}-{major}"]):
+        path = VARS / f"{name}.yml"
+        if path.exists():
+            out.update(yaml.safe_load(path.read_text()) or {})
+    return out
+
+
+DEB12 = os_vars("Debian", "Debian", "12")
+DEB13 = os_vars("Debian", "Debian", "13")
+UBU24 = os_vars("Debian", "Ubuntu", "24")
+RHEL9 = os_vars("RedHat", "RedHat", "9")
+
+
+# --- per-OS package selection -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "osv, method, branch, module, version, server, names, install_first",
+    [
+        (
+            DEB12,
+            "distro",
+            535,
+            "proprietary",
+            "535.261.03-1",
+            False,
+            ["nvidia-driver", "nvidia-smi", "firmware-nvidia-gsp", "nvidia-kernel-dkms", "nvidia-persistenced"],
+            "nvidia-driver=535.261.03-1",
+        ),
+        (
+            DEB12,
+            "distro",
+            535,
+            "open",
+            "535.261.03-1",
+            False,
+            ["nvidia-driver", "nvidia-smi", "firmware-nvidia-gsp", "nvidia-open-kernel-dkms", "nvidia-persistenced"],
+            "nvidia-driver=535.261.03-1",
+        ),
+        (
+            DEB13,
+            "distro",
+            550,
+            "open",
+            "550.163.01-2",
+            False,
+            ["nvidia-driver", "nvidia-smi", "firmware-nvidia-gsp", "nvidia-open-kernel-dkms", "nvidia-persistenced"],
+            "nvidia-driver=550.163.01-2",
+        ),
+        (DEB12, "repo", 580, "open", "580.95.05-1", False, ["nvidia-open-580"], "nvidia-open-580=580.95.05-1"),
+        (DEB12, "repo", 535, "proprietary", None, False, ["cuda-drivers-535"], "cuda-drivers-535"),
+        (
+            UBU24,
+            "distro",
+            570,
+            "open",
+            None,
+            True,
+            ["nvidia-driver-570-server-open", "nvidia-dkms-570-server-open", "nvidia-utils-570-server"],
+            "nvidia-driver-570-server-open",
+        ),
+        (
+            UBU24,
+            "distro",
+            535,
+            "proprietary",
+            None,
+            False,
+            ["nvidia-driver-535", "nvidia-dkms-535", "nvidia-utils-535"],
+            "nvidia-driver-535",
+        ),
+        (
+            RHEL9,
+            "distro",
+            550,
+            "proprietary",
+            "550.163.01",
+            False,
+            ["nvidia-driver", "nvidia-driver-cuda", "kmod-nvidia-latest-dkms"],
+            "nvidia-driver-550.163.01",
+        ),
+        (
+            RHEL9,
+            "distro",
+            570,
+            "open",
+            None,
+            False,
+            ["nvidia-driver", "nvidia-driver-cuda", "kmod-nvidia-open-dkms"],
+            "nvidia-driver",
+        ),
+    ],
+)
+def test_select_packages_per_os(  # noqa: PLR0917 - one pytest parameter per table column
+    osv, method, branch, module, version, server, names, install_first
+):
+    got = logic.select_packages(osv["_nvidia_driver_packages"], method, branch, module, version, server=server)
+    assert got["names"] == names
+    assert got["install"][0] == install_first
+    assert got["hold"] == names
+
+
+def test_debian_open_pins_every_versioned_package_to_one_version():
+    got = logic.select_packages(DEB12["_nvidia_driver_packages"], "distro", 535, "open", "535.261.03-1")
+    pinned = {p["package"]: p["version"] for p in got["pins"]}
+    # nvidia-driver depends on "nvidia-kernel-dkms (= v) | nvidia-open-kernel-dkms ...": one transaction, one version.
+    assert pinned == dict.fromkeys(
+        ["nvidia-driver", "nvidia-smi", "firmware-nvidia-gsp", "nvidia-open-kernel-dkms"], "535.261.03-1"
+    )
+    # nvidia-persistenced has its own version line in Debian (535.171.04-1~deb12u1): neither pinned nor versioned.
+    assert "nvidia-persistenced" in got["install"]
+
+
+def test_rhel_module_streams_and_no_apt_pins():
+    prop = logic.select_packages(RHEL9["_nvidia_driver_packages"], "distro", 550, "proprietary", "550.163.01")
+    opn = logic.select_packages(RHEL9["_nvidia_driver_packages"], "distro", 570, "open")
+    assert prop["module_stream"] == "nvidia-driver:550-dkms"
+    assert opn["module_stream"] == "nvidia-driver:570-open"
+    assert prop["pins"] == []
+
+
+def test_distro_branch_per_release():
+    assert DEB12["_nvidia_driver_distro_branch"] == 535
+    assert DEB13["_nvidia_driver_distro_branch"] == 550
+    assert UBU24["_nvidia_driver_distro_branch"] is None
+    assert RHEL9["_nvidia_driver_methods"] == []  # the dnf path is not written yet: preflight refuses
+
+
+@pytest.mark.parametrize(
+    "method, module, err",
+    [("snap", "open", "method 'snap' unknown"), ("distro", "nouveau", "kernel_module 'nouveau' unknown")],
+)
+def test_select_packages_rejects_bad_values(method, module, err):
+    with pytest.raises(ValueError, match=err):
+        logic.select_packages(DEB12["_nvidia_driver_packages"], method, 535, module)
+
+
+def test_select_packages_without_data_for_the_method():
+    with pytest.raises(ValueError, match="no package data"):
+        logic.select_packages({"distro": {}}, "repo", 535, "open")
+
+
+# --- versions -----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "requested, installed, candidate, upgrade, expected",
+    [
+        ("", None, "535.261.03-1", False, "535.261.03-1"),  # fresh host: the candidate
+        ("", "535.247.01-1", "535.261.03-1", False, "535.247.01-1"),  # installed and held: stays
+        ("", "535.247.01-1", "535.261.03-1", True, "535.261.03-1"),  # explicit upgrade moves it
+        ("535.216.01-1", "535.247.01-1", "535.261.03-1", False, "535.216.01-1"),  # exact version wins
+        ("", None, None, False, None),
+    ],
+)
+def test_target_version(requested, installed, candidate, upgrade, expected):
+    assert logic.target_version(requested or None, installed, candidate, upgrade) == expected
+
+
+@pytest.mark.parametrize(
+    "version, branch, upstream",
+    [("535.261.03-1", 535, "535.261.03"), ("1:550.163.01-2", 550, "550.163.01"), ("", None, None), ("x", None, None)],
+)
+def test_version_parsing(version, branch, upstream):
+    assert logic.version_branch(version) == branch
+    assert logic.upstream_version(version) == upstream
+
+
+def test_version_problem():
+    assert logic.version_problem("n1", "550.163.01-2", "550.54.15", "12.4") == ""
+    msg = logic.version_problem("n1", "535.261.03-1", "560.35.05", "12.6")
+    assert msg.startswith("n1: the driver to install is 535.261.03-1, but CUDA 12.6 needs driver >= 560.35.05")
+    assert "nvidia_driver_method: repo" in msg
+
+
+# --- input checks -------------------------------------------------------------------------------------------
+
+TABLES = compat.load_tables()
+KNOWN = [r["branch"] for r in TABLES["cuda_driver"]["branches"]]
+
+
+def _problems(**kw):
+    args = {
+        "method": "distro",
+        "supported_methods": ["distro", "repo"],
+        "os_name": "Debian 12",
+        "branch": "535",
+        "known_branches": KNOWN,
+        "distro_branch": 535,
+        "kernel_module": "proprietary",
+        "arch_of": lambda g: compat.gpu_arch(g, tables=TABLES),
+    }
+    args.update(kw)
+    return logic.input_problems("n1", **args)
+
+
+def test_good_input_has_no_problems():
+    assert _problems() == []
+    assert _problems(gpus=[{"name": "NVIDIA H100 80GB HBM3"}], kernel_module="open") == []
+
+
+@pytest.mark.parametrize(
+    "kw, expected",
+    [
+        ({"branch": "999"}, "n1: nvidia_driver_branch '999' is not a known NVIDIA driver branch; known: 384, 390"),
+        ({"branch": "abc"}, "nvidia_driver_branch 'abc' is not a known"),
+        ({"branch": ""}, "nvidia_driver_branch is empty"),
+        ({"branch": "580"}, "nvidia_driver_branch 580 is not what Debian 12 ships (R535)"),
+        ({"method": "repo", "supported_methods": []}, "nvidia_driver_method 'repo' is not available on Debian 12"),
+        (
+            {"gpus": [{"name": "NVIDIA B200"}]},
+            "nvidia_driver_kernel_module proprietary cannot drive NVIDIA B200 (Blackwell)",
+        ),
+        (
+            {"gpus": [{"name": "Tesla V100-SXM2-32GB"}], "kernel_module": "open"},
+            "nvidia_driver_kernel_module open does not support Tesla V100-SXM2-32GB (Volta",
+        ),
+        ({"method": "repo", "branch": "470", "kernel_module": "open"}, "open needs branch >= R515"),
+        ({"kernel_module": "nouveau"}, "nvidia_driver_kernel_module 'nouveau' is not valid"),
+        ({"reboot": "sometimes"}, "nvidia_driver_reboot 'sometimes' is not valid; valid: never, if_needed, always"),
+        ({"control_node": True}, "is the control node (local connection) and nvidia_driver_reboot is if_needed"),
+        ({"reboot_throttle": 0}, "nvidia_driver_reboot_throttle 0 must be an integer >= 1"),
+        ({"secure_boot": True}, "Secure Boot is on and the DKMS-built NVIDIA module would be unsigned"),
+    ],
+)
+def test_bad_input_is_named(kw, expected):
+    problems = _problems(**kw)
+    assert any(expected in p for p in problems), problems
+    assert all(p.startswith("n1: ") for p in problems)
+
+
+def test_repo_method_allows_any_known_branch_and_mok_signing_allows_secure_boot():
+    assert _problems(method="repo", branch="580") == []
+    assert _problems(secure_boot=True, mok_signing=True) == []
+    assert _problems(control_node=True, reboot="never") == []
+
+
+def test_unknown_gpu_models_are_not_a_driver_problem():
+    assert _problems(gpus=[{"name": "Some Future GPU", "pci_id": "10de:ffff"}]) == []
+
+
+# --- reboot / module mismatch -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kw, action, reboot_required",
+    [
+        ({"gpu_present": False}, "none", False),
+        ({"loaded_version": "535.261.03"}, "none", False),
+        ({"loaded_version": None}, "load", False),
+        ({"loaded_version": "535.247.01"}, "reload", False),
+        ({"loaded_version": "535.247.01", "gpu_in_use": True}, "reboot", True),
+        ({"loaded_version": "535.247.01", "gpu_in_use": True, "policy": "never"}, "fail", True),
+        ({"loaded_version": "535.247.01", "gpu_in_use": True, "control_node": True}, "fail", True),
+        ({"nouveau_loaded": True, "loaded_version": None}, "reboot", True),
+        ({"nouveau_loaded": True, "loaded_version": None, "policy": "never"}, "fail", True),
+        ({"policy": "always", "changed": True, "loaded_version": "535.261.03"}, "reboot", True),
+        ({"policy": "always", "changed": False, "loaded_version": "535.261.03"}, "none", False),
+        ({"installed_version": ""}, "none", False),
+    ],
+)
+def test_reboot_decision(kw, action, reboot_required):
+    args = {
+        "policy": "if_needed",
+        "gpu_present": True,
+        "installed_version": "535.261.03-1",
+        "loaded_version": "535.261.03",
+    }
+    args.update(kw)
+    got = logic.reboot_decision(**args)
+    assert (got["action"], got["reboot_required"]) == (action, reboot_required), got
+
+
+def test_mismatch_that_cannot_reboot_names_the_commands():
+    got = logic.reboot_decision(
+        policy="never",
+        gpu_present=True,
+        installed_version="550.163.01-2",
+        loaded_version="535.261.03",
+        gpu_in_use=True,
+    )
+    assert "Driver/library version mismatch" in got["reason"]
+    assert "fuser -v /dev/nvidia*" in got["command"] and "modprobe nvidia" in got["command"]
+
+
+def test_reload_unloads_users_first():
+    got = logic.reboot_decision(
+        policy="if_needed", gpu_present=True, installed_version="550.163.01-2", loaded_version="535.261.03"
+    )
+    assert got["command"] == "modprobe -r nvidia_uvm nvidia_drm nvidia_modeset nvidia_peermem nvidia && modprobe nvidia"
+
+
+def test_filters_wrap_the_logic():
+    assert filters.nvidia_driver_target_version("", "535.247.01-1", "535.261.03-1", True) == "535.261.03-1"
+    assert filters.nvidia_driver_version_problem("535.261.03-1", "n1", "550.54.15", "12.4").startswith("n1: ")
+    got = filters.nvidia_driver_packages(DEB13["_nvidia_driver_packages"], "distro", 550, "open", "550.163.01-2")
+    assert "nvidia-open-kernel-dkms=550.163.01-2" in got["install"]
+    assert (
+        filters.nvidia_driver_reboot_decision(
+            {"policy": "never", "gpu_present": False, "installed_version": "", "loaded_version": None}
+        )["action"]
+        == "none"
+    )
+
+
+@pytest.mark.parametrize(
+    "osv, method, module, probe",
+    [
+        (DEB12, "distro", "proprietary", "nvidia-kernel-dkms"),
+        (DEB12, "distro", "open", "nvidia-open-kernel-dkms"),
+        (DEB12, "repo", "open", "nvidia-open-550"),
+        (UBU24, "distro", "open", "nvidia-driver-550-open"),
+    ],
+)
+def test_the_version_is_read_from_the_module_package_not_persistenced(osv, method, module, probe):
+    # Debian's nvidia-persistenced has its own version (535.171.04-1~deb12u1): reading it pinned the driver to a
+    # version that does not exist (found by the nvidia_driver_default scenario).
+    assert logic.select_packages(osv["_nvidia_driver_packages"], method, 550, module)["version_probe"] == probe
+
+
+def test_fabricmanager_at_the_driver_version_where_the_method_has_it():
+    got = logic.select_packages(
+        DEB12["_nvidia_driver_packages"], "repo", 550, "open", "550.163.01-1", fabricmanager=True
+    )
+    assert "nvidia-fabricmanager-550=550.163.01-1" in got["install"]
+    assert {"package": "nvidia-fabricmanager-550", "version": "550.163.01-1"} in got["pins"]
+    with pytest.raises(ValueError, match="no Fabric Manager package"):
+        logic.select_packages(DEB12["_nvidia_driver_packages"], "distro", 535, "open", fabricmanager=True)
+
+
+def test_nvswitch_host_needs_a_method_with_fabricmanager():
+    problems = _problems(nvswitch_count=4, fabricmanager_methods=DEB12["_nvidia_driver_fabricmanager_methods"])
+    assert any("has 4 NVSwitch devices" in p and "nvidia_driver_method: repo" in p for p in problems), problems
+    assert _problems(method="repo", branch="550", nvswitch_count=4, fabricmanager_methods=["repo"]) == []
