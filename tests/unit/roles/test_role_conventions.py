@@ -65,29 +65,36 @@ def test_argument_spec_defaults_equal_defaults_main(role: Path) -> None:
     assert differ == {}, f"{role.name}: argument_specs default != defaults/main.yml: {differ}"
 
 
-def _runtime_names(node, found: list) -> None:
-    """Names a task list creates at run time: register, set_fact keys, task/block vars."""
+def _runtime_names(node, facts: set, task_vars: list) -> None:
+    """Names a task list creates at run time: facts (register, set_fact keys) and task/block vars ((task, name))."""
     if isinstance(node, dict):
         if isinstance(node.get("register"), str):
-            found.append(node["register"])
+            facts.add(node["register"])
         set_fact = node.get("ansible.builtin.set_fact")
         if isinstance(set_fact, dict):
-            found.extend(k for k in set_fact if k != "cacheable")
+            facts.update(k for k in set_fact if k != "cacheable")
         if isinstance(node.get("vars"), dict) and any(k in node for k in ("name", "block")):
-            found.extend(node["vars"])
+            task_vars.extend((node.get("name", "<block>"), k) for k in node["vars"])
         for value in node.values():
-            _runtime_names(value, found)
+            _runtime_names(value, facts, task_vars)
     elif isinstance(node, list):
         for value in node:
-            _runtime_names(value, found)
+            _runtime_names(value, facts, task_vars)
+
+
+def _role_runtime_names(role: Path) -> tuple:
+    facts: set = set()
+    task_vars: list = []
+    for path in sorted((role / "tasks").glob("*.yml")) + sorted((role / "handlers").glob("*.yml")):
+        _runtime_names(_load_list(path), facts, task_vars)
+    return facts, task_vars
 
 
 @pytest.mark.parametrize("role", ALL_ROLES, ids=lambda p: p.name)
 def test_private_names_use_one_prefix(role: Path) -> None:
     short = role.name.lstrip("_")
-    found: list = []
-    for path in sorted((role / "tasks").glob("*.yml")) + sorted((role / "handlers").glob("*.yml")):
-        _runtime_names(_load_list(path), found)
+    facts, task_vars = _role_runtime_names(role)
+    found = list(facts) + [name for _task, name in task_vars]
     # Inputs handed to _common's entry points are that role's public inputs; a fact with the role's
     # public prefix is an output the README lists under its published facts (never an input).
     readme = (role / "README.md").read_text(encoding="utf-8")
@@ -109,28 +116,9 @@ def _load_list(path: Path):
         return yaml.safe_load(handle) or []
 
 
-def _facts_and_task_vars(node, facts: set, task_vars: list) -> None:
-    if isinstance(node, dict):
-        if isinstance(node.get("register"), str):
-            facts.add(node["register"])
-        set_fact = node.get("ansible.builtin.set_fact")
-        if isinstance(set_fact, dict):
-            facts.update(k for k in set_fact if k != "cacheable")
-        if isinstance(node.get("vars"), dict) and any(k in node for k in ("name", "block")):
-            task_vars.extend((node.get("name", "<block>"), k) for k in node["vars"])
-        for value in node.values():
-            _facts_and_task_vars(value, facts, task_vars)
-    elif isinstance(node, list):
-        for value in node:
-            _facts_and_task_vars(value, facts, task_vars)
-
-
 @pytest.mark.parametrize("role", ALL_ROLES, ids=lambda p: p.name)
 def test_task_vars_never_shadowed_by_facts(role: Path) -> None:
-    facts: set = set()
-    task_vars: list = []
-    for path in sorted((role / "tasks").glob("*.yml")) + sorted((role / "handlers").glob("*.yml")):
-        _facts_and_task_vars(_load_list(path), facts, task_vars)
+    facts, task_vars = _role_runtime_names(role)
     clash = sorted({f"{task}: {name}" for task, name in task_vars if name in facts})
     assert clash == [], f"{role.name}: task vars named like a fact (a fact outranks them on a second run): {clash}"
 
