@@ -3,7 +3,7 @@
 # the shared plays, not a scenario). MOLECULE_JOBS scenarios run at once (default 2): each owns its
 # containers, network and controller cache (docs/testing.md), so none depends on another, and much
 # of a scenario's time is spent waiting on containers, apt and the network rather than on the CPU.
-# The longest scenarios start first, so the lanes finish together: the durations of the last full
+# The longest scenarios start first (but never two heavy ones at once, below), so the lanes finish together: the durations of the last full
 # run here (tests/output/molecule/durations.tsv), else the tracked tests/molecule-durations.tsv.
 # Prints each scenario's result and duration as it finishes and a closing "N passed, N failed" line.
 set -uo pipefail
@@ -24,10 +24,17 @@ else
     full=true
 fi
 
-# Longest first; a scenario without a measurement counts as long (it may be new and heavy).
-declare -A cost
-if [ -f "$durations" ]; then
-    while read -r name seconds; do
+# Longest first; a scenario without a measurement counts as long (it may be new and heavy). The
+# tracked file's third column marks the CPU-heavy scenarios (they compile: Open MPI, Horovod, the
+# NVIDIA kernel module).
+declare -A cost heavy
+while read -r name seconds flag; do
+    case "$name" in ''|'#'*) continue ;; esac
+    cost[$name]=$seconds
+    [ "${flag:-}" = cpu ] && heavy[$name]=1
+done < tests/molecule-durations.tsv
+if [ "$durations" != tests/molecule-durations.tsv ]; then
+    while read -r name seconds _; do
         case "$name" in ''|'#'*) continue ;; esac
         cost[$name]=$seconds
     done < "$durations"
@@ -54,8 +61,27 @@ run_one() {
 
 for s in "${ordered[@]}"; do rm -f "$out/$s.result"; done
 echo "molecule: ${#ordered[@]} scenarios, $jobs at a time, longest first: ${ordered[*]}"
-for s in "${ordered[@]}"; do
+# Two CPU-heavy scenarios never run at once: on two cores they only slow each other down; a heavy
+# one runs beside the light ones, which mostly wait (containers, apt, systemd, the network).
+is_heavy() { [ -n "${heavy[$1]:-}" ]; }
+heavy_running() {
+    local s
+    for s in "${started[@]}"; do
+        if is_heavy "$s" && [ ! -f "$out/$s.result" ]; then return 0; fi
+    done
+    return 1
+}
+queue=("${ordered[@]}"); started=()
+while [ ${#queue[@]} -gt 0 ]; do
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+    pick=-1
+    for i in "${!queue[@]}"; do
+        if ! is_heavy "${queue[$i]}" || ! heavy_running || [ "$jobs" -eq 1 ]; then pick=$i; break; fi
+    done
+    if [ "$pick" -lt 0 ]; then wait -n; continue; fi   # only heavy ones left and one runs: wait for a lane
+    s=${queue[$pick]}
+    queue=("${queue[@]:0:$pick}" "${queue[@]:$((pick + 1))}")
+    started+=("$s")
     run_one "$s" &
     # Stagger the starts: two scenarios creating containers in the same second slow each other down.
     sleep 2
@@ -69,11 +95,11 @@ for s in "${ordered[@]}"; do
     cost[$s]=$took
 done
 # After a full run, the measured durations order the next run here (copy the file over
-# tests/molecule-durations.tsv when the scenarios change).
+# tests/molecule-durations.tsv when the scenarios change; it keeps the cpu marks).
 if $full && [ "$failed" -eq 0 ]; then
     {
         echo "# seconds per molecule scenario, measured by scripts/molecule.sh (MOLECULE_JOBS=$jobs); sets the start order"
-        for s in "${ordered[@]}"; do echo "$s ${cost[$s]}"; done | sort
+        for s in "${ordered[@]}"; do echo "$s ${cost[$s]}${heavy[$s]:+ cpu}"; done | sort
     } > "$out/durations.tsv"
 fi
 echo "molecule: ${#ordered[@]} scenarios, $passed passed, $failed failed ${failed_names[*]:-}"
