@@ -80,13 +80,18 @@ class ActionModule(ActionBase):
         return self._loader.load_from_file(str(path), trusted_as_template=template) or {}
 
     def _role_files(self, role: str, facts=None):
-        """The role's argument spec options, defaults and constants: its vars/ files that are not per OS,
+        """The role's argument spec options (all entry points), defaults and constants: its vars/ files that are not per OS,
         then the OS cascade _common/os_vars loads (default, os_family, distribution, distribution-major)."""
         role_dir = ROLES_DIR / role
         if not role_dir.is_dir():
             raise AnsibleActionFail(f"validate_inputs: no role {role!r} in this collection ({ROLES_DIR})")
         specs = self._load(role_dir / "meta" / "argument_specs.yml").get("argument_specs", {})
-        options = (specs.get("main") or {}).get("options") or {}
+        # Every entry point's options (main first): a role's other entry points (nccl's nccl_tests) take
+        # inputs of the same role, checked in the same step.
+        options = {}
+        for entry in sorted(specs, key=lambda name: name != "main"):
+            for name, spec in ((specs[entry] or {}).get("options") or {}).items():
+                options.setdefault(name, spec)
         defaults = self._load(role_dir / "defaults" / "main.yml", template=True)
         role_vars = {}
         for path in sorted((role_dir / "vars").glob("*.yml")):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils import gpu_libs
 
+import re
+
 from ._base import Finding, absolute_path, check
 from ._gpu_libs import apt_only, for_gpu_hosts, no_gpu, os_id, repo_key, url
 
@@ -35,6 +37,47 @@ def _plan(values, ctx):
             yield Finding("nccl_version", version, text, "a version the method can install (see the message)")
 
 
+_SHA256 = re.compile(r"^[0-9a-fA-F]{64}$")
+
+
+@check(
+    "nccl_tests_build",
+    "nccl_tests_version",
+    "nccl_tests_source_url",
+    "nccl_tests_source_sha256",
+    "nccl_tests_dir",
+    "nccl_tests_binaries",
+    "nccl_tests_cuda_archs",
+    description="nccl-tests: a release, its archive's URL and sha256, known programs, compute capabilities",
+)
+def _nccl_tests(values, ctx):
+    if not values["nccl_tests_build"]:
+        return
+    version = str(values["nccl_tests_version"])
+    if not re.match(r"^\d+\.\d+\.\d+$", version):
+        yield Finding("nccl_tests_version", version, "not an nccl-tests release", "three numbers, e.g. 2.19.6")
+    source = str(values["nccl_tests_source_url"] or "")
+    if not re.match(r"^(https?|ftp|file)://\S+$", source):
+        yield Finding("nccl_tests_source_url", source, "not a URL get_url can download", "https://..., ftp://... or file:///...")
+    if not _SHA256.match(str(values["nccl_tests_source_sha256"] or "")):
+        yield Finding(
+            "nccl_tests_source_sha256",
+            values["nccl_tests_source_sha256"],
+            "building nccl-tests needs the sha256 of its source archive (every download is checked)",
+            f"64 hex digits: sha256sum of the archive at {source}",
+        )
+    directory = str(values["nccl_tests_dir"] or "")
+    if directory and not directory.startswith("/"):
+        yield Finding("nccl_tests_dir", directory, "not an absolute path", "an absolute path, or empty")
+    known = ctx.role_vars.get("_nccl_tests_all_binaries") or []
+    unknown = [name for name in values["nccl_tests_binaries"] or [] if known and name not in known]
+    if unknown:
+        yield Finding("nccl_tests_binaries", unknown, "not nccl-tests programs", ", ".join(known) + " (without _perf)")
+    bad_archs = [arch for arch in values["nccl_tests_cuda_archs"] or [] if not re.match(r"^\d+\.\d+$", str(arch))]
+    if bad_archs:
+        yield Finding("nccl_tests_cuda_archs", bad_archs, "not compute capabilities", "major.minor, e.g. 9.0 for H100")
+
+
 CHECKS = [
     *for_gpu_hosts(
         "nccl",
@@ -44,6 +87,7 @@ CHECKS = [
             repo_key("nccl"),
             url("nccl_pip_index_url", "nccl_repo_base_url", "nccl_repo_url", "nccl_repo_key_url"),
             absolute_path("nccl_prefix", "nccl_cuda_home"),
+            _nccl_tests,
         ],
     ),
     no_gpu("nccl"),

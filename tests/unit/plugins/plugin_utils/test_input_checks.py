@@ -18,8 +18,13 @@ HOSTS = frozenset({"n1", "n2", "n3"})
 
 
 def _options(role):
-    spec = yaml.safe_load((ROOT / "roles" / role / "meta" / "argument_specs.yml").read_text())
-    return spec["argument_specs"]["main"]["options"]
+    """Every entry point's options, main first (as validate_inputs collects them)."""
+    specs = yaml.safe_load((ROOT / "roles" / role / "meta" / "argument_specs.yml").read_text())["argument_specs"]
+    options = {}
+    for entry in sorted(specs, key=lambda name: name != "main"):
+        for name, spec in (specs[entry].get("options") or {}).items():
+            options.setdefault(name, spec)
+    return options
 
 
 def _role_vars(role):
@@ -172,6 +177,14 @@ BASELINE = {
         "nccl_repo_key_sha256": "",
         "nccl_cuda_home": "/usr/local/cuda",
         "nccl_verify": True,
+        "nccl_tests_build": True,
+        "nccl_tests_version": "2.19.6",
+        "nccl_tests_source_url": "https://code.example/nccl-tests/v2.19.6.tar.gz",
+        "nccl_tests_source_sha256": "85c65a240432a5bd8bf8598ac235582921a96e8a968a8a675d23419478a4ab9c",
+        "nccl_tests_dir": "",
+        "nccl_tests_binaries": ["all_reduce", "sendrecv"],
+        "nccl_tests_cuda_archs": ["9.0"],
+        "nccl_tests_cxx": "",
     },
     "horovod": {
         "horovod_version": "0.28.1",
@@ -350,6 +363,12 @@ BAD_INPUTS = [
     ("nccl", {"nccl_pip_index_url": "pypi.mirror/simple"}, "nccl_pip_index_url", "not an http(s) URL"),
     ("nccl", {"nccl_prefix": "opt/gpucluster"}, "nccl_prefix", "absolute path"),
     ("nccl", {"nccl_replace": "sometimes"}, "nccl_replace", "bool"),
+    ("nccl", {"nccl_tests_source_sha256": ""}, "nccl_tests_source_sha256", "sha256sum of the archive at https://"),
+    ("nccl", {"nccl_tests_source_url": "code.example/x.tgz"}, "nccl_tests_source_url", "not a URL get_url"),
+    ("nccl", {"nccl_tests_version": "latest"}, "nccl_tests_version", "not an nccl-tests release"),
+    ("nccl", {"nccl_tests_binaries": ["allreduce"]}, "nccl_tests_binaries", "not nccl-tests programs"),
+    ("nccl", {"nccl_tests_cuda_archs": ["sm_90"]}, "nccl_tests_cuda_archs", "not compute capabilities"),
+    ("nccl", {"nccl_tests_dir": "nccl-tests"}, "nccl_tests_dir", "absolute path"),
     # passwordless_ssh
     ("passwordless_ssh", {"passwordless_ssh_uid": -5}, "passwordless_ssh_uid", "cannot be negative"),
     ("passwordless_ssh", {"passwordless_ssh_uid": 0}, "passwordless_ssh_uid", "root"),
