@@ -80,8 +80,9 @@ class ActionModule(ActionBase):
         return self._loader.load_from_file(str(path), trusted_as_template=template) or {}
 
     def _role_files(self, role: str, facts=None):
-        """The role's argument spec options (all entry points), defaults and constants: its vars/ files that are not per OS,
-        then the OS cascade _common/os_vars loads (default, os_family, distribution, distribution-major)."""
+        """The role's argument spec options (all entry points), defaults and constants: its vars/ files
+        that are not per OS, then the OS cascade _common/os_vars loads (default, os_family, distribution,
+        distribution-major)."""
         role_dir = ROLES_DIR / role
         if not role_dir.is_dir():
             raise AnsibleActionFail(f"validate_inputs: no role {role!r} in this collection ({ROLES_DIR})")

@@ -4,9 +4,9 @@
 
 from __future__ import annotations
 
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils import gpu_libs
-
 import re
+
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils import gpu_libs
 
 from ._base import Finding, absolute_path, check
 from ._gpu_libs import apt_only, for_gpu_hosts, no_gpu, os_id, repo_key, url
@@ -58,7 +58,9 @@ def _nccl_tests(values, ctx):
         yield Finding("nccl_tests_version", version, "not an nccl-tests release", "three numbers, e.g. 2.19.6")
     source = str(values["nccl_tests_source_url"] or "")
     if not re.match(r"^(https?|ftp|file)://\S+$", source):
-        yield Finding("nccl_tests_source_url", source, "not a URL get_url can download", "https://..., ftp://... or file:///...")
+        yield Finding(
+            "nccl_tests_source_url", source, "not a URL get_url can download", "https://..., ftp://... or file:///..."
+        )
     if not _SHA256.match(str(values["nccl_tests_source_sha256"] or "")):
         yield Finding(
             "nccl_tests_source_sha256",
