@@ -1,7 +1,8 @@
 # Copyright: (c) 2026, gpucluster.horovod contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filters of the nvidia_driver role: nvidia_driver_packages, nvidia_driver_target_version,
-nvidia_driver_version_problem, nvidia_driver_reboot_decision.
+nvidia_driver_version_problem, nvidia_driver_reboot_decision, nvidia_driver_rpm_newest,
+nvidia_driver_rpm_lock_names.
 
 Documented in the matching <name>.yml files; the logic is in plugin_utils/nvidia_driver_logic.py.
 """
@@ -49,6 +50,18 @@ def nvidia_driver_reboot_decision(inputs):
         raise AnsibleFilterError(f"nvidia_driver_reboot_decision: {exc}") from exc
 
 
+def nvidia_driver_rpm_newest(versions):
+    """The newest version-release of a list (dnf path)."""
+    if isinstance(versions, str):
+        versions = versions.splitlines()
+    return _logic.rpm_newest(list(versions or [])) or ""
+
+
+def nvidia_driver_rpm_lock_names(rpm_qa, version):
+    """The installed driver packages of ``version`` to lock with dnf versionlock."""
+    return _logic.rpm_lock_names(str(rpm_qa or ""), version or None)
+
+
 class FilterModule:
     """gpucluster.horovod nvidia_driver filters."""
 
@@ -58,4 +71,6 @@ class FilterModule:
             "nvidia_driver_target_version": nvidia_driver_target_version,
             "nvidia_driver_version_problem": nvidia_driver_version_problem,
             "nvidia_driver_reboot_decision": nvidia_driver_reboot_decision,
+            "nvidia_driver_rpm_newest": nvidia_driver_rpm_newest,
+            "nvidia_driver_rpm_lock_names": nvidia_driver_rpm_lock_names,
         }

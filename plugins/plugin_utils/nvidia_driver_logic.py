@@ -10,6 +10,8 @@
   branch, module flavour vs GPU generation, Secure Boot), each problem one sentence naming the host, the variable,
   the bad value and what would be valid.
 - ``version_problem``: the version about to be installed is older than the stack needs.
+- ``rpm_newest`` / ``rpm_lock_names``: the dnf path's newest available version of the driver package and the
+  installed driver packages to lock at their version (dnf versionlock, the counterpart of apt's pin and hold).
 - ``reboot_decision``: after an install, what brings the loaded module in step with the userspace
   (nothing, reload the modules, reboot, or fail with the command to run).
 
@@ -144,6 +146,34 @@ def version_problem(host: str, version: Optional[str], driver_min: Optional[str]
         f"(gpucluster_pins: {{cuda: ...}} with driver_branch {version_branch(version)}), set "
         f"nvidia_driver_method: repo for a newer branch, or set nvidia_driver_version to a version >= {driver_min}."
     )
+
+
+def rpm_newest(versions: Iterable[str]) -> Optional[str]:
+    """The newest of ``version-release`` strings (``dnf repoquery --qf '%{version}-%{release}'`` lines), by the
+    numbers in them (``580.95.05-1.el9`` > ``580.82.07-1.el9``); None when there is none."""
+    found = [v.strip() for v in versions or [] if v and re.match(r"^\d+\.", v.strip())]
+    return max(found, key=_vt) if found else None
+
+
+def rpm_lock_names(rpm_qa: str, version: Optional[str]) -> List[str]:
+    """The installed packages of one driver version, to lock with dnf versionlock.
+
+    ``rpm_qa`` is the output of ``rpm -qa --qf '%{NAME} %{VERSION}\\n'``. A package belongs to the driver when its
+    VERSION is the driver's upstream version and its name is NVIDIA's (``*nvidia*``, ``cuda-drivers*``): the
+    kernel module, the libraries, nvidia-persistenced, nvidia-settings, Fabric Manager and the metapackage all
+    carry the driver's version. Sorted, without duplicates (several architectures)."""
+    up = upstream_version(version)
+    if not up:
+        return []
+    names = set()
+    for line in (rpm_qa or "").splitlines():
+        parts = line.split()
+        if len(parts) != 2:
+            continue
+        name, ver = parts
+        if ver == up and ("nvidia" in name or name.startswith("cuda-drivers")):
+            names.add(name)
+    return sorted(names)
 
 
 def _gpu_rows(gpus: Iterable[Mapping[str, Any]], arch_of) -> List[Dict[str, Any]]:

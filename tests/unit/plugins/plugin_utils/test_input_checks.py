@@ -27,14 +27,24 @@ def _options(role):
     return options
 
 
-def _role_vars(role):
-    """The role's constants as validate_inputs loads them for a Debian 12 host (OS cascade last)."""
+def _role_vars(role, os_facts=None):
+    """The role's constants as validate_inputs loads them for a host (Debian 12 unless os_facts say otherwise;
+    the OS cascade last: default, family, distribution, distribution-major)."""
+    facts = os_facts or {"os_family": "Debian", "distribution": "Debian", "distribution_major_version": "12"}
+    cascade = dict.fromkeys(
+        [
+            "default",
+            facts["os_family"],
+            facts["distribution"],
+            f"{facts['distribution']}-{facts['distribution_major_version']}",
+        ]
+    )
     data = {}
     vars_dir = ROOT / "roles" / role / "vars"
     for path in sorted(vars_dir.glob("*.yml")):
         if path.stem[0].islower() and path.stem != "default":
             data.update(yaml.safe_load(path.read_text()) or {})
-    for stem in ("default", "Debian", "Debian-12"):
+    for stem in cascade:
         if (vars_dir / f"{stem}.yml").is_file():
             data.update(yaml.safe_load((vars_dir / f"{stem}.yml").read_text()) or {})
     return data
@@ -588,7 +598,7 @@ def _validate_on(role, os_facts, overrides=None, has_gpu=None):
         inventory_hosts=HOSTS,
         has_gpu=has_gpu,
         user_set=frozenset(overrides or {}),
-        role_vars=_role_vars(role),
+        role_vars=_role_vars(role, os_facts),
         **os_facts,
     )
     return ic.validate_role(role, _options(role), values, ctx)
@@ -617,11 +627,28 @@ RHEL9 = {"os_family": "RedHat", "distribution": "Rocky", "distribution_major_ver
             "nccl_install_method",
             "installs the distro method with apt",
         ),
+        (
+            "nvidia_driver",
+            RHEL9,
+            {"nvidia_driver_method": "distro", "nvidia_driver_branch": "580"},
+            "nvidia_driver_method",
+            "'distro' is not available on Rocky 9; valid here: repo",
+        ),
     ],
 )
 def test_os_dependent_refusals(role, os_facts, overrides, variable, phrase):
     errors = [f for f in _validate_on(role, os_facts, overrides) if f.level == ic.ERROR]
     assert any(f.variable == variable and phrase in f.text() for f in errors), [f.text() for f in errors]
+
+
+def test_repo_driver_on_rhel9_passes():
+    overrides = {
+        "nvidia_driver_method": "repo",
+        "nvidia_driver_branch": "580",
+        "nvidia_driver_kernel_module": "open",
+        "nvidia_driver_repo_key_sha256": "a" * 64,
+    }
+    assert _validate_on("nvidia_driver", RHEL9, overrides) == []
 
 
 def test_distro_cuda_on_debian12_and_13_passes():

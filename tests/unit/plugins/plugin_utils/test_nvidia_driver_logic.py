@@ -91,23 +91,23 @@ RHEL9 = os_vars("RedHat", "RedHat", "9")
         ),
         (
             RHEL9,
-            "distro",
+            "repo",
             550,
             "proprietary",
-            "550.163.01",
+            "550.163.01-1.el9",
             False,
-            ["nvidia-driver", "nvidia-driver-cuda", "kmod-nvidia-latest-dkms"],
-            "nvidia-driver-550.163.01",
+            ["cuda-drivers"],
+            "cuda-drivers-550.163.01-1.el9",
         ),
         (
             RHEL9,
-            "distro",
-            570,
+            "repo",
+            580,
             "open",
             None,
             False,
-            ["nvidia-driver", "nvidia-driver-cuda", "kmod-nvidia-open-dkms"],
-            "nvidia-driver",
+            ["nvidia-open"],
+            "nvidia-open",
         ),
     ],
 )
@@ -131,19 +131,91 @@ def test_debian_open_pins_every_versioned_package_to_one_version():
     assert "nvidia-persistenced" in got["install"]
 
 
-def test_rhel_module_streams_and_no_apt_pins():
-    prop = logic.select_packages(RHEL9["_nvidia_driver_packages"], "distro", 550, "proprietary", "550.163.01")
-    opn = logic.select_packages(RHEL9["_nvidia_driver_packages"], "distro", 570, "open")
+def test_rhel_repo_packages_module_streams_and_no_apt_pins():
+    # NVIDIA's driver installation guide: RHEL 8/9 "dnf module enable nvidia-driver:<branch>-open" + nvidia-open,
+    # or "nvidia-driver:<branch>-dkms" + cuda-drivers for the proprietary module.
+    prop = logic.select_packages(RHEL9["_nvidia_driver_packages"], "repo", 550, "proprietary", "550.163.01-1.el9")
+    opn = logic.select_packages(RHEL9["_nvidia_driver_packages"], "repo", 580, "open")
     assert prop["module_stream"] == "nvidia-driver:550-dkms"
-    assert opn["module_stream"] == "nvidia-driver:570-open"
-    assert prop["pins"] == []
+    assert opn["module_stream"] == "nvidia-driver:580-open"
+    assert prop["names"] == ["cuda-drivers"] and opn["names"] == ["nvidia-open"]
+    # dnf's name-version form; no apt pins (the lock is dnf versionlock), the packages are held.
+    assert prop["install"] == ["cuda-drivers-550.163.01-1.el9"]
+    assert prop["pins"] == [] and prop["hold"] == ["cuda-drivers"]
+    assert prop["version_probe"] == "cuda-drivers"
+    table = RHEL9["_nvidia_driver_packages"]
+    fm = logic.select_packages(table, "repo", 580, "open", "580.95.05-1.el9", fabricmanager=True)
+    assert fm["install"] == ["nvidia-open-580.95.05-1.el9", "cuda-drivers-fabricmanager-580-580.95.05-1.el9"]
+
+
+def test_rhel_has_only_the_repo_method_and_nvidia_directories():
+    assert RHEL9["_nvidia_driver_methods"] == ["repo"]  # RHEL ships no NVIDIA driver
+    with pytest.raises(ValueError, match="no package data"):
+        logic.select_packages(RHEL9["_nvidia_driver_packages"], "distro", 580, "open")
+    # Templated per major (rhel8, rhel9, rhel10); the RPM repositories' key differs from the apt ones'.
+    assert RHEL9["_nvidia_driver_repo_os"] == "rhel{{ ansible_facts['distribution_major_version'] }}"
+    assert RHEL9["_nvidia_driver_repo_key_file"] == "D42D0685.pub"
+    # Modules up to RHEL 9 only (RHEL 10 has none: the versionlock alone keeps the branch).
+    assert "<= 9" in RHEL9["_nvidia_driver_dnf_modules"]
+    assert RHEL9["_nvidia_driver_repo_dkms_module"] == {"proprietary": "nvidia", "open": "nvidia-open"}
+
+
+@pytest.mark.parametrize(
+    "versions, newest",
+    [
+        (["580.82.07-1.el9", "580.95.05-1.el9", "580.65.06-1.el9"], "580.95.05-1.el9"),
+        (["580.9.1-1.el10", "580.10.1-1.el10"], "580.10.1-1.el10"),  # by number, not by text
+        (["", "Last metadata expiration check", "575.57.08-1.el9"], "575.57.08-1.el9"),
+        ([], None),
+    ],
+)
+def test_rpm_newest(versions, newest):
+    assert logic.rpm_newest(versions) == newest
+
+
+RPM_QA = """\
+nvidia-open 580.95.05
+kmod-nvidia-open-dkms 580.95.05
+nvidia-driver 580.95.05
+nvidia-driver-libs 580.95.05
+nvidia-driver-libs 580.95.05
+nvidia-persistenced 580.95.05
+cuda-drivers-fabricmanager-580 580.95.05
+nvidia-fabricmanager-580 580.95.05
+dkms 3.1.5
+nvidia-container-toolkit 1.17.8
+cuda-toolkit-13-0 13.0.2
+kernel-devel 5.14.0
+"""
+
+
+def test_rpm_lock_names_are_the_drivers_packages_of_that_version():
+    names = logic.rpm_lock_names(RPM_QA, "580.95.05-1.el9")
+    assert names == [
+        "cuda-drivers-fabricmanager-580",
+        "kmod-nvidia-open-dkms",
+        "nvidia-driver",
+        "nvidia-driver-libs",
+        "nvidia-fabricmanager-580",
+        "nvidia-open",
+        "nvidia-persistenced",
+    ]
+    # Other NVIDIA software with its own version line (the container toolkit, CUDA) is not locked with the driver.
+    assert "nvidia-container-toolkit" not in names and "cuda-toolkit-13-0" not in names
+    assert logic.rpm_lock_names(RPM_QA, "570.172.08") == []
+    assert logic.rpm_lock_names(RPM_QA, "") == []
+
+
+def test_rpm_filters():
+    assert filters.nvidia_driver_rpm_newest("580.82.07-1.el9\n580.95.05-1.el9\n") == "580.95.05-1.el9"
+    assert filters.nvidia_driver_rpm_newest([]) == ""
+    assert "nvidia-open" in filters.nvidia_driver_rpm_lock_names(RPM_QA, "580.95.05")
 
 
 def test_distro_branch_per_release():
     assert DEB12["_nvidia_driver_distro_branch"] == 535
     assert DEB13["_nvidia_driver_distro_branch"] == 550
     assert UBU24["_nvidia_driver_distro_branch"] is None
-    assert RHEL9["_nvidia_driver_methods"] == []  # the dnf path is not written yet: preflight refuses
 
 
 @pytest.mark.parametrize(
