@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ansible.errors import AnsibleActionFail, AnsibleError
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils import input_checks as _checks
@@ -31,13 +32,13 @@ _PUBLISHED = {"gpucluster_stack", "gpucluster_ssh", "gpucluster_interconnect", "
 
 
 def _role_entry(item):
-    """'horovod' or {role: horovod_benchmark, tags: [benchmark]} -> (name, tags)."""
+    """'horovod' or {role: docker, tags: [docker], when: gpucluster_run_in_containers} -> (name, tags, when)."""
     if isinstance(item, str):
-        return item, [item]
+        return item, [item], ""
     if isinstance(item, dict) and isinstance(item.get("role"), str):
-        return item["role"], list(item.get("tags", [item["role"]]))
+        return item["role"], list(item.get("tags", [item["role"]])), str(item.get("when") or "")
     raise AnsibleActionFail(
-        f"validate_inputs: roles entry {item!r} is neither a role name nor {{role: name, tags: [...]}}"
+        f"validate_inputs: roles entry {item!r} is neither a role name nor {{role: name, tags: [...], when: variable}}"
     )
 
 
@@ -177,8 +178,11 @@ class ActionModule(ActionBase):
 
         errors, warnings, checked = [], [], []
         for item in args["roles"]:
-            role, tags = _role_entry(item)
+            role, tags, when = _role_entry(item)
             if not selected_by_tags(tags, run_tags, skip_tags):
+                continue
+            # A role that site.yml applies only when a host variable is true (docker: gpucluster_run_in_containers).
+            if when and not boolean(self._templar.template(task_vars.get(when, False)), strict=False):
                 continue
             checked.append(role)
             options, defaults, role_vars = self._role_files(role, task_vars.get("ansible_facts"))

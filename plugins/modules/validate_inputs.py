@@ -31,6 +31,8 @@ options:
     description:
       - Roles of this collection to check, each a name (C(horovod)) or a dict with C(role) and C(tags), the tags of
         the play that applies it; a role whose play the run's C(--tags)/C(--skip-tags) leave out is not checked.
+        An optional C(when) names a host variable; the role is then checked only where it is true (the roles
+        C(site.yml) applies only with C(gpucluster_run_in_containers)).
     type: list
     elements: raw
     required: true

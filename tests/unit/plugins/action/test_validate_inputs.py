@@ -155,3 +155,14 @@ def test_os_specific_role_data_is_loaded_for_the_host():
     result = run({"roles": ["nvidia_driver"]}, host_vars)
     assert result["failed"] is True
     assert "n1: nvidia_driver_branch 580 is not what Debian 12 ships (R535)" in result["msg"]
+
+
+def test_a_role_with_when_is_checked_only_where_that_variable_is_true():
+    roles = [{"role": "docker", "tags": ["docker"], "when": "gpucluster_run_in_containers"}]
+    bad = {"docker_install_method": "repo"}  # no key sha256: an error where the role is checked
+    assert run({"roles": roles}, host_vars=bad)["checked_roles"] == []
+    off = run({"roles": roles}, host_vars={**bad, "gpucluster_run_in_containers": False})
+    assert off["checked_roles"] == [] and "failed" not in off
+    on = run({"roles": roles}, host_vars={**bad, "gpucluster_run_in_containers": trust_as_template("{{ 1 == 1 }}")})
+    assert on["checked_roles"] == ["docker"]
+    assert on.get("failed") and [p["variable"] for p in on["problems"]] == ["docker_repo_key_sha256"]
