@@ -420,6 +420,9 @@ def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the a
             norm, comparison, scaling, workers=pair["workers"], link_bps=link_bps, large_bytes=large_bytes
         ),
     }
+    # Where the ranks ran: the training containers (inputs.container, from the horovod_container role) or the hosts.
+    container = (inputs or {}).get("container") or {}
+    doc["summary"]["ran_in"] = "containers" if container.get("name") else "hosts"
     errs = schema_errors(doc)
     if errs:
         raise BenchmarkError(

@@ -47,11 +47,21 @@ def summary_table(doc: Dict[str, Any]) -> List[str]:
             % (sc["workers"], sc["samples_per_s_total"], _f(sc["efficiency"]))
         )
     lines.append(
-        "device {} | every rank reported: {} | results correct: {} | hvd/peer busbw >=64MiB: {}".format(
-            s["device"], s["every_rank_reported"], s["correct"], _f(s["ratio_large"])
+        "device {} | ran in {} | every rank reported: {} | results correct: {} | hvd/peer busbw >=64MiB: {}".format(
+            s["device"], s.get("ran_in", "hosts"), s["every_rank_reported"], s["correct"], _f(s["ratio_large"])
         )
     )
     return lines
+
+
+def _ran_in(doc: Dict[str, Any]) -> str:
+    """The report line saying where the ranks ran: the hosts' venv or the training containers."""
+    container = (doc.get("inputs") or {}).get("container") or {}
+    if not container.get("name"):
+        return "- ran in: **hosts** (the training venv on every node)"
+    return "- ran in: **containers** `{}` (image `{}`) on every node, horovodrun over SSH port {}".format(
+        container["name"], container.get("image", "?"), container.get("ssh_port", "?")
+    )
 
 
 def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
@@ -68,6 +78,7 @@ def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
             " (no GPU used: training ran on the CPU)" if s["device"] == "cpu" else "",
         ),
         "",
+        _ran_in(doc),
         "- every rank reported: **{}**".format(s["every_rank_reported"]),
         "- allreduce results correct: **{}**".format(s["correct"]),
         "- Horovod / %s bus bandwidth at >= 64 MiB (%d workers): **%s**%s"

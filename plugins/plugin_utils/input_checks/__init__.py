@@ -14,7 +14,19 @@ import re
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from . import cuda, cudnn, docker, horovod, horovod_benchmark, nccl, nvidia_driver, openmpi, passwordless_ssh, preflight
+from . import (
+    cuda,
+    cudnn,
+    docker,
+    horovod,
+    horovod_benchmark,
+    horovod_container,
+    nccl,
+    nvidia_driver,
+    openmpi,
+    passwordless_ssh,
+    preflight,
+)
 from ._base import ERROR, WARNING, Check, Context, Finding, parse_sizes, run_checks, user_name_problem
 
 ROLE_CHECKS = {
@@ -27,6 +39,7 @@ ROLE_CHECKS = {
     "openmpi": openmpi.CHECKS,
     "docker": docker.CHECKS,
     "horovod": horovod.CHECKS,
+    "horovod_container": horovod_container.CHECKS,
     "horovod_benchmark": horovod_benchmark.CHECKS,
 }
 

@@ -1,0 +1,89 @@
+# Copyright: (c) 2026, gpucluster.horovod contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Input checks of the horovod_container role: the containers' sshd port (not the hosts' own sshd), the training
+user, image and container names Docker accepts, bind mounts of the form host:container[:ro|rw], absolute paths."""
+
+from __future__ import annotations
+
+import re
+
+from ._base import Finding, absolute_path, check, inventory_host, tcp_port, training_user
+
+# Docker's reference grammar, simplified: [registry[:port]/]path[/path...] in lower case.
+_IMAGE = re.compile(r"^(?:[a-zA-Z0-9.-]+(?::\d+)?/)?[a-z0-9]+(?:[._-][a-z0-9]+)*(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$")
+_BASE = re.compile(r"^[^\s:@]+(?::\d+)?(?:/[^\s:@]+)*(?::[\w][\w.-]{0,127})?(?:@sha256:[0-9a-f]{64})?$")
+_CONTAINER = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9_.-]+$")
+
+
+@check("horovod_container_ssh_port", description="the containers' sshd port is not 22 (the hosts' sshd)")
+def _port_not_hosts(values, ctx):
+    port = values["horovod_container_ssh_port"]
+    if port == 22:
+        yield Finding(
+            "horovod_container_ssh_port",
+            port,
+            "the containers share the host network, so their sshd cannot listen where the host's sshd does",
+            "another free port, e.g. 12345 (Horovod's documentation uses it)",
+        )
+
+
+@check("horovod_container_image", description="a repository name Docker accepts, without a tag (the role tags it)")
+def _image(values, ctx):
+    image = values["horovod_container_image"]
+    if not _IMAGE.match(image or ""):
+        yield Finding(
+            "horovod_container_image",
+            image,
+            "not a Docker repository name without tag (lower case; the role adds the tag)",
+            "e.g. gpucluster/horovod-train or registry.example:5000/team/horovod",
+        )
+
+
+@check("horovod_container_base_image", description="an image reference (name[:tag][@sha256:digest])")
+def _base(values, ctx):
+    base = values["horovod_container_base_image"]
+    if not _BASE.match(base or ""):
+        yield Finding("horovod_container_base_image", base, "not an image reference", "e.g. debian:12 or ubuntu:24.04")
+
+
+@check("horovod_container_name", description="a container name Docker accepts")
+def _name(values, ctx):
+    name = values["horovod_container_name"]
+    if not _CONTAINER.match(name or ""):
+        yield Finding("horovod_container_name", name, "not a container name", "letters, digits, _ . - (2 or more)")
+
+
+@check("horovod_container_volumes", description="bind mounts as /host/path:/container/path[:ro|rw]")
+def _volumes(values, ctx):
+    for volume in values["horovod_container_volumes"] or []:
+        parts = str(volume).split(":")
+        if not (
+            len(parts) in (2, 3)
+            and all(p.startswith("/") for p in parts[:2])
+            and (len(parts) == 2 or parts[2] in ("ro", "rw"))
+        ):
+            yield Finding(
+                "horovod_container_volumes", volume, "not a bind mount", "/host/path:/container/path or ...:ro"
+            )
+
+
+@check("horovod_container_copy_paths", description="absolute paths, not / itself")
+def _copy_paths(values, ctx):
+    for path in values["horovod_container_copy_paths"] or []:
+        if not str(path).startswith("/") or str(path).rstrip("/") == "":
+            yield Finding("horovod_container_copy_paths", path, "not an absolute path below /", "e.g. /opt/openmpi-4.1.6")
+
+
+CHECKS = [
+    tcp_port("horovod_container_ssh_port"),
+    _port_not_hosts,
+    training_user("horovod_container_user"),
+    _image,
+    _base,
+    _name,
+    _volumes,
+    inventory_host("horovod_container_builder", optional=True),
+    absolute_path("horovod_container_venv", "horovod_container_image_cache_dir", "horovod_container_node_dir"),
+    _copy_paths,
+    absolute_path("horovod_container_base_image_archive", optional=True),
+]
