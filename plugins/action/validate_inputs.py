@@ -78,7 +78,8 @@ class ActionModule(ActionBase):
     def _load(self, path: Path, template: bool = False):
         if not path.is_file():
             return {}
-        return self._loader.load_from_file(str(path), trusted_as_template=template) or {}
+        # Not from the loader's cache when templates are asked for: a copy cached as data would come back untrusted.
+        return self._loader.load_from_file(str(path), cache="none" if template else "all", trusted_as_template=template) or {}
 
     def _role_files(self, role: str, facts=None):
         """The role's argument spec options (all entry points), defaults and constants: its vars/ files
@@ -95,20 +96,26 @@ class ActionModule(ActionBase):
             for name, spec in ((specs[entry] or {}).get("options") or {}).items():
                 options.setdefault(name, spec)
         defaults = self._load(role_dir / "defaults" / "main.yml", template=True)
+        return options, defaults, self._role_vars(role_dir, facts)
+
+    def _role_vars(self, role_dir: Path, facts=None, template: bool = False):
+        """The role's constants: its vars/ files that are not per OS, then the OS cascade. As data for the checks,
+        or (template=True) as templates for evaluating the defaults that read them."""
         role_vars = {}
         for path in sorted((role_dir / "vars").glob("*.yml")):
             if path.stem[0].islower() and path.stem != "default":
-                role_vars.update(self._load(path))
+                role_vars.update(self._load(path, template=template))
         facts = facts or {}
         cascade = ["default", facts.get("os_family"), facts.get("distribution")]
         if facts.get("distribution") and facts.get("distribution_major_version"):
             cascade.append(f"{facts['distribution']}-{facts['distribution_major_version']}")
         for stem in dict.fromkeys(s for s in cascade if s):
-            role_vars.update(self._load(role_dir / "vars" / f"{stem}.yml"))
-        return options, defaults, role_vars
+            role_vars.update(self._load(role_dir / "vars" / f"{stem}.yml", template=template))
+        return role_vars
 
-    def _values(self, role, options, defaults, task_vars):
-        """Each input's effective value on this host, and the names the user set."""
+    def _values(self, role, options, defaults, task_vars, role_vars=None):
+        """Each input's effective value on this host, and the names the user set. Defaults may read the role's
+        constants (its vars/ files, OS cascade included), which outrank inventory variables as in Ansible."""
         raw, user_set, findings = {}, set(), []
         for name in options:
             if name in task_vars:
@@ -117,7 +124,7 @@ class ActionModule(ActionBase):
                     user_set.add(name)
             elif name in defaults:
                 raw[name] = defaults[name]
-        templar = self._templar.copy_with_new_env(available_variables={**defaults, **task_vars})
+        templar = self._templar.copy_with_new_env(available_variables={**defaults, **task_vars, **(role_vars or {})})
         values = {}
         for name, value in raw.items():
             try:
@@ -186,7 +193,8 @@ class ActionModule(ActionBase):
                 continue
             checked.append(role)
             options, defaults, role_vars = self._role_files(role, task_vars.get("ansible_facts"))
-            values, user_set, findings = self._values(role, options, defaults, task_vars)
+            templates = self._role_vars(ROLES_DIR / role, task_vars.get("ansible_facts"), template=True)
+            values, user_set, findings = self._values(role, options, defaults, task_vars, templates)
             errors.extend(findings)
             ctx = self._context(task_vars, user_set, role_vars)
             skip = {f.variable for _role, f in findings}

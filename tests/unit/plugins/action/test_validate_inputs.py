@@ -166,3 +166,12 @@ def test_a_role_with_when_is_checked_only_where_that_variable_is_true():
     on = run({"roles": roles}, host_vars={**bad, "gpucluster_run_in_containers": trust_as_template("{{ 1 == 1 }}")})
     assert on["checked_roles"] == ["docker"]
     assert on.get("failed") and [p["variable"] for p in on["problems"]] == ["docker_repo_key_sha256"]
+
+
+def test_defaults_that_read_the_roles_os_data_are_evaluated_with_it():
+    # horovod_container_packages defaults to the role's per-OS list (vars/Debian.yml), base image to the release.
+    result = run({"roles": ["horovod_container"]}, {"gpucluster_run_in_containers": True})
+    assert "failed" not in result, result["msg"]
+    assert result["checked_roles"] == ["horovod_container"]
+    bad = run({"roles": ["horovod_container"]}, {"horovod_container_ssh_port": 22})
+    assert [p["variable"] for p in bad["problems"]] == ["horovod_container_ssh_port"]
