@@ -79,7 +79,8 @@ class ActionModule(ActionBase):
         if not path.is_file():
             return {}
         # Not from the loader's cache when templates are asked for: a copy cached as data would come back untrusted.
-        return self._loader.load_from_file(str(path), cache="none" if template else "all", trusted_as_template=template) or {}
+        cache = "none" if template else "all"
+        return self._loader.load_from_file(str(path), cache=cache, trusted_as_template=template) or {}
 
     def _role_files(self, role: str, facts=None):
         """The role's argument spec options (all entry points), defaults and constants: its vars/ files

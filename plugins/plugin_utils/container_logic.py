@@ -51,7 +51,7 @@ def known_hosts_at_port(lines: Iterable[str], port: Any) -> List[str]:
         if any(n.startswith("|") for n in names):
             raise ValueError("hashed known_hosts names cannot be moved to another port (ssh-keygen -H was used)")
         moved = ",".join(dict.fromkeys(_at_port(n, port) for n in names))
-        out.append(" ".join([moved] + fields[1:]))
+        out.append(" ".join([moved, *fields[1:]]))
     return sorted(dict.fromkeys(out))
 
 
@@ -75,4 +75,4 @@ def exec_argv(
         if not _ENV_NAME.match(str(key)):
             raise ValueError(f"environment variable name {key!r} is not valid")
         out += ["-e", f"{key}={value}"]
-    return out + [str(container)] + argv
+    return [*out, str(container), *argv]

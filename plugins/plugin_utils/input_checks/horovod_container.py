@@ -71,7 +71,9 @@ def _volumes(values, ctx):
 def _copy_paths(values, ctx):
     for path in values["horovod_container_copy_paths"] or []:
         if not str(path).startswith("/") or str(path).rstrip("/") == "":
-            yield Finding("horovod_container_copy_paths", path, "not an absolute path below /", "e.g. /opt/openmpi-4.1.6")
+            yield Finding(
+                "horovod_container_copy_paths", path, "not an absolute path below /", "e.g. /opt/openmpi-4.1.6"
+            )
 
 
 CHECKS = [
