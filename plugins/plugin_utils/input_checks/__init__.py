@@ -14,7 +14,19 @@ import re
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from . import cuda, cudnn, docker, horovod, horovod_benchmark, nccl, nvidia_driver, openmpi, passwordless_ssh, preflight
+from . import (
+    cuda,
+    cudnn,
+    docker,
+    horovod,
+    horovod_benchmark,
+    nccl,
+    nvidia_container_toolkit,
+    nvidia_driver,
+    openmpi,
+    passwordless_ssh,
+    preflight,
+)
 from ._base import ERROR, WARNING, Check, Context, Finding, parse_sizes, run_checks, user_name_problem
 
 ROLE_CHECKS = {
@@ -26,6 +38,7 @@ ROLE_CHECKS = {
     "passwordless_ssh": passwordless_ssh.CHECKS,
     "openmpi": openmpi.CHECKS,
     "docker": docker.CHECKS,
+    "nvidia_container_toolkit": nvidia_container_toolkit.CHECKS,
     "horovod": horovod.CHECKS,
     "horovod_benchmark": horovod_benchmark.CHECKS,
 }
