@@ -11,6 +11,10 @@
 #
 #   build-repo.sh <outdir> <manifest> [suite] [component]
 #
+# suite `/` builds a FLAT repository (the layout of NVIDIA's CUDA and libnvidia-container repositories, whose
+# sources line is `deb <uri> /`): the component argument is then the repository's path under <outdir> (e.g.
+# stable/deb/amd64), holding the .deb files, Packages, Release, InRelease and Release.gpg side by side.
+#
 # manifest: one package per line, `name|version|depends|command[|content]`, e.g.
 #   nvidia-container-toolkit|1.17.8-1|nvidia-container-toolkit-base (= 1.17.8-1)|nvidia-ctk
 #   libnccl2|2.27.7-1+cuda13.0|||/srv/standin-trees/libnccl2   (content: a directory copied into the package)
@@ -29,7 +33,20 @@ for tool in dpkg-deb apt-ftparchive gpg; do
 done
 
 rm -rf "$out"
-mkdir -p "$out/pool/$component" "$out/dists/$suite/$component/binary-$arch"
+if [ "$suite" = / ]; then
+    # Flat: apt reads <uri>/InRelease and <uri>/Packages; the Filename fields are relative to <uri>.
+    top=$out/$component
+    pool=.
+    index=.
+    release_dir=.
+    mkdir -p "$top"
+else
+    top=$out
+    pool=pool/$component
+    index=dists/$suite/$component/binary-$arch
+    release_dir=dists/$suite
+    mkdir -p "$top/$pool" "$top/$index"
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -58,30 +75,32 @@ while IFS='|' read -r name version depends command content; do
         chmod 0755 "$pkg/usr/bin/$command"
     fi
     # gzip -1: packages with real libraries (hundreds of MB) take minutes with dpkg-deb's default xz.
-    dpkg-deb --root-owner-group -Zgzip -z1 --build "$pkg" "$out/pool/$component/${name}_${version//:/%3a}_${arch}.deb" >/dev/null
+    dpkg-deb --root-owner-group -Zgzip -z1 --build "$pkg" "$top/$pool/${name}_${version//:/%3a}_${arch}.deb" >/dev/null
 done < "$manifest"
 
 (
-    cd "$out"
-    apt-ftparchive packages "pool/$component" > "dists/$suite/$component/binary-$arch/Packages"
-    gzip -9k "dists/$suite/$component/binary-$arch/Packages"
+    cd "$top"
+    apt-ftparchive packages "$pool" > "$index/Packages"
+    gzip -9k "$index/Packages"
+    components=$component
+    [ "$suite" = / ] && components=
     apt-ftparchive \
         -o "APT::FTPArchive::Release::Origin=gpucluster-standin" \
         -o "APT::FTPArchive::Release::Label=gpucluster STAND-IN (not the vendor repository)" \
         -o "APT::FTPArchive::Release::Suite=$suite" \
         -o "APT::FTPArchive::Release::Codename=$suite" \
         -o "APT::FTPArchive::Release::Architectures=$arch" \
-        -o "APT::FTPArchive::Release::Components=$component" \
-        release "dists/$suite" > "$work/Release"
-    mv "$work/Release" "dists/$suite/Release"
+        -o "APT::FTPArchive::Release::Components=$components" \
+        release "$release_dir" > "$work/Release"
+    mv "$work/Release" "$release_dir/Release"
 )
 
 # A fresh signing key for every build: nothing secret is kept between runs.
 export GNUPGHOME="$work/gnupg"
 mkdir -m 0700 "$GNUPGHOME"
 gpg --batch --quiet --passphrase '' --quick-gen-key "gpucluster stand-in repository <standin@gpucluster.invalid>" ed25519 sign 1d
-gpg --batch --quiet --yes --armor --detach-sign -o "$out/dists/$suite/Release.gpg" "$out/dists/$suite/Release"
-gpg --batch --quiet --yes --clearsign -o "$out/dists/$suite/InRelease" "$out/dists/$suite/Release"
+gpg --batch --quiet --yes --armor --detach-sign -o "$top/$release_dir/Release.gpg" "$top/$release_dir/Release"
+gpg --batch --quiet --yes --clearsign -o "$top/$release_dir/InRelease" "$top/$release_dir/Release"
 gpg --batch --quiet --export > "$out/standin-archive-keyring.gpg"
 gpg --batch --quiet --armor --export > "$out/standin-archive-keyring.asc"
 echo "stand-in repository: $(grep -c . "$manifest") manifest lines, suite $suite, in $out"

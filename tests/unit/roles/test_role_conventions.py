@@ -82,6 +82,24 @@ def _runtime_names(node, facts: set, task_vars: list) -> None:
             _runtime_names(value, facts, task_vars)
 
 
+def _entry_point_inputs(node, found: set) -> None:
+    """Vars of include_role tasks that are options of the included collection role's entry point (its inputs, such
+    as the docker role's docker_daemon_json_settings for tasks_from: daemon_json), not run-time names of the role."""
+    if isinstance(node, dict):
+        include = node.get("ansible.builtin.include_role")
+        if isinstance(include, dict) and str(include.get("name", "")).startswith("gpucluster.horovod."):
+            target = ROOT / "roles" / include["name"].split(".")[-1] / "meta" / "argument_specs.yml"
+            entry = str(include.get("tasks_from", "main")).removesuffix(".yml")
+            if target.is_file():
+                options = (_load(target)["argument_specs"].get(entry) or {}).get("options") or {}
+                found.update(k for k in node.get("vars") or {} if k in options)
+        for value in node.values():
+            _entry_point_inputs(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            _entry_point_inputs(value, found)
+
+
 def _role_runtime_names(role: Path) -> tuple:
     facts: set = set()
     task_vars: list = []
@@ -94,7 +112,10 @@ def _role_runtime_names(role: Path) -> tuple:
 def test_private_names_use_one_prefix(role: Path) -> None:
     short = role.name.lstrip("_")
     facts, task_vars = _role_runtime_names(role)
-    found = list(facts) + [name for _task, name in task_vars]
+    inputs: set = set()
+    for path in sorted((role / "tasks").glob("*.yml")):
+        _entry_point_inputs(_load_list(path), inputs)
+    found = list(facts) + [name for _task, name in task_vars if name not in inputs]
     # Inputs handed to _common's entry points are that role's public inputs; a fact with the role's
     # public prefix is an output the README lists under its published facts (never an input).
     readme = (role / "README.md").read_text(encoding="utf-8")

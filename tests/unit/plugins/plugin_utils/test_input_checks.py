@@ -213,6 +213,23 @@ BASELINE = {
         "horovod_container_image_cache_dir": "/root/.cache/gpucluster/images",
         "horovod_container_node_dir": "/var/lib/gpucluster/container",
     },
+    "nvidia_container_toolkit": {
+        "nvidia_container_toolkit_version": "",
+        "nvidia_container_toolkit_upgrade": False,
+        "nvidia_container_toolkit_force": False,
+        "nvidia_container_toolkit_repo_base_url": "https://mirror.example/libnvidia-container",
+        "nvidia_container_toolkit_repo_channel": "stable",
+        "nvidia_container_toolkit_repo_key_sha256": "c880576d6cf75a48e5027a871bac70fd0421ab07d2b55f30877b21f1c87959c9",
+        "nvidia_container_toolkit_packages": [
+            "nvidia-container-toolkit",
+            "nvidia-container-toolkit-base",
+            "libnvidia-container-tools",
+            "libnvidia-container1",
+        ],
+        "nvidia_container_toolkit_default_runtime": False,
+        "nvidia_container_toolkit_cdi": True,
+        "nvidia_container_toolkit_cdi_spec": "/etc/cdi/nvidia.yaml",
+    },
     "nccl": {
         "nccl_install_method": "pip",
         "nccl_version": "2.21.5",
@@ -383,6 +400,67 @@ BAD_INPUTS = [
     ("docker", {"docker_users": ["root"]}, "docker_users", "must not be root"),
     ("docker", {"docker_data_root": "var/lib/docker"}, "docker_data_root", "absolute"),
     ("docker", {"docker_install_method": "snap"}, "docker_install_method", "distro, repo"),
+    # nvidia_container_toolkit
+    (
+        "nvidia_container_toolkit",
+        {"nvidia_container_toolkit_repo_key_sha256": ""},
+        "nvidia_container_toolkit_repo_key_sha256",
+        "only with its checksum",
+    ),
+    (
+        "nvidia_container_toolkit",
+        {"nvidia_container_toolkit_repo_key_sha256": "abc"},
+        "nvidia_container_toolkit_repo_key_sha256",
+        "64 hex digits",
+    ),
+    (
+        "nvidia_container_toolkit",
+        {"nvidia_container_toolkit_version": "1.17"},
+        "nvidia_container_toolkit_version",
+        "such as 1.17.8-1",
+    ),
+    (
+        "nvidia_container_toolkit",
+        {"nvidia_container_toolkit_version": "latest"},
+        "nvidia_container_toolkit_version",
+        "not an exact package version",
+    ),
+    (
+        "nvidia_container_toolkit",
+        {"nvidia_container_toolkit_repo_base_url": "nvidia.github.io/x"},
+        "nvidia_container_toolkit_repo_base_url",
+        "not an http(s) URL",
+    ),
+    (
+        "nvidia_container_toolkit",
+        {"nvidia_container_toolkit_repo_channel": "stable/deb"},
+        "nvidia_container_toolkit_repo_channel",
+        "stable or experimental",
+    ),
+    (
+        "nvidia_container_toolkit",
+        {"nvidia_container_toolkit_packages": ["libnvidia-container1"]},
+        "nvidia_container_toolkit_packages",
+        "must start with nvidia-container-toolkit",
+    ),
+    (
+        "nvidia_container_toolkit",
+        {"nvidia_container_toolkit_packages": ["nvidia-container-toolkit", "Bad Name"]},
+        "nvidia_container_toolkit_packages",
+        "not Debian package names",
+    ),
+    (
+        "nvidia_container_toolkit",
+        {"nvidia_container_toolkit_cdi_spec": "etc/cdi/nvidia.yaml"},
+        "nvidia_container_toolkit_cdi_spec",
+        "absolute",
+    ),
+    (
+        "nvidia_container_toolkit",
+        {"nvidia_container_toolkit_default_runtime": "maybe"},
+        "nvidia_container_toolkit_default_runtime",
+        "bool",
+    ),
     # nvidia_driver
     ("nvidia_driver", {"nvidia_driver_branch": "999"}, "nvidia_driver_branch", "not a known NVIDIA driver branch"),
     ("nvidia_driver", {"nvidia_driver_branch": "580"}, "nvidia_driver_branch", "not what Debian 12 ships (R535)"),
@@ -749,6 +827,21 @@ def test_gpu_library_inputs_are_not_refused_on_hosts_the_role_skips(role, overri
     assert [(f.variable, f.level) for f in findings] == [(f"{role}_force", ic.WARNING)]
     forced = _validate_on(role, DEBIAN12, {**overrides, f"{role}_force": True}, has_gpu=False)
     assert [f for f in forced if f.level == ic.ERROR]
+
+
+def test_container_toolkit_inputs_are_not_refused_on_hosts_the_role_skips():
+    # A CPU node: the role skips it, so a missing key checksum only warns that the inputs are unused; forced (an
+    # image builder) or on a GPU host the key's sha256 is required.
+    bad = {"nvidia_container_toolkit_repo_key_sha256": ""}
+    findings = _validate_on("nvidia_container_toolkit", DEBIAN12, bad, has_gpu=False)
+    assert [(f.variable, f.level) for f in findings] == [("nvidia_container_toolkit_force", ic.WARNING)]
+    for overrides, has_gpu in (({"nvidia_container_toolkit_force": True}, False), ({}, True), ({}, None)):
+        errors = [
+            f
+            for f in _validate_on("nvidia_container_toolkit", DEBIAN12, {**bad, **overrides}, has_gpu)
+            if f.level == ic.ERROR
+        ]
+        assert [f.variable for f in errors] == ["nvidia_container_toolkit_repo_key_sha256"], (overrides, has_gpu)
 
 
 def test_gpu_library_roles_warn_that_inputs_set_for_a_gpu_less_host_are_unused():
