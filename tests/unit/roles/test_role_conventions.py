@@ -165,23 +165,8 @@ def test_readme_names_every_variable(role: Path) -> None:
     assert missing == [], f"{role.name}: README.md does not document {missing}"
 
 
-# Roles proven inside another role's scenario instead of one of their own, because a scenario of their own would
-# repeat a heavy path (STYLE.md: heavy real paths are proven once, in one combined scenario). Each entry names the
-# scenario and the inventory setting there that makes the scenario apply the role.
-COMBINED_SCENARIOS = {
-    # The training image needs the Horovod wheel, whose compile dominates make test; the 3-node benchmark
-    # scenario compiles it once and converges in containers.
-    "horovod_container": ("horovod_benchmark_default", "gpucluster_run_in_containers: true"),
-}
-
-
 @pytest.mark.parametrize("role", ROLES, ids=lambda p: p.name)
 def test_role_has_tasks_and_a_molecule_scenario(role: Path) -> None:
     assert (role / "tasks" / "main.yml").is_file()
-    if role.name in COMBINED_SCENARIOS:
-        scenario, setting = COMBINED_SCENARIOS[role.name]
-        text = (ROOT / "molecule" / scenario / "molecule.yml").read_text(encoding="utf-8")
-        assert setting in text, f"{role.name}: molecule/{scenario} does not apply it ({setting})"
-        return
     scenarios = [p.parent.name for p in (ROOT / "molecule").glob(f"{role.name}_*/molecule.yml")]
     assert scenarios, f"{role.name}: no molecule/{role.name}_*/ scenario"
