@@ -164,6 +164,20 @@ def id_number(*names: str) -> Check:
     return Check(names, "a uid/gid: not 0 (root), not negative", func)
 
 
+def matches(name: str, pattern: str, description: str, problem: str, valid: str, *, optional: bool = False) -> Check:
+    """A value the regular expression matches as a whole (empty allowed when optional)."""
+    regex = re.compile(pattern)
+
+    def func(values: dict, ctx: Context) -> Iterator[Finding]:
+        value = values[name]
+        if optional and (value is None or value == ""):
+            return
+        if not regex.fullmatch(str(value if value is not None else "")):
+            yield Finding(name, value, problem, valid)
+
+    return Check((name,), description, func)
+
+
 def absolute_path(*names: str, optional: bool = False) -> Check:
     """An absolute path (empty allowed when optional)."""
 

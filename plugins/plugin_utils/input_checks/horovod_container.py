@@ -5,14 +5,35 @@ user, image and container names Docker accepts, bind mounts of the form host:con
 
 from __future__ import annotations
 
-import re
+from ._base import Finding, absolute_path, check, inventory_host, matches, tcp_port, training_user
 
-from ._base import Finding, absolute_path, check, inventory_host, tcp_port, training_user
+# Docker's reference grammar, simplified: [registry[:port]/]path[/path...] in lower case; a reference may add a tag
+# and a digest.
+_IMAGE = r"(?:[a-zA-Z0-9.-]+(?::\d+)?/)?[a-z0-9]+(?:[._-][a-z0-9]+)*(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*"
+_REFERENCE = r"[^\s:@]+(?::\d+)?(?:/[^\s:@]+)*(?::[\w][\w.-]{0,127})?(?:@sha256:[0-9a-f]{64})?"
+_CONTAINER = r"[a-zA-Z0-9][a-zA-Z0-9_.-]+"
 
-# Docker's reference grammar, simplified: [registry[:port]/]path[/path...] in lower case.
-_IMAGE = re.compile(r"^(?:[a-zA-Z0-9.-]+(?::\d+)?/)?[a-z0-9]+(?:[._-][a-z0-9]+)*(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$")
-_BASE = re.compile(r"^[^\s:@]+(?::\d+)?(?:/[^\s:@]+)*(?::[\w][\w.-]{0,127})?(?:@sha256:[0-9a-f]{64})?$")
-_CONTAINER = re.compile(r"^[a-zA-Z0-9][a-zA-Z0-9_.-]+$")
+_image = matches(
+    "horovod_container_image",
+    _IMAGE,
+    "a repository name Docker accepts, without a tag (the role tags it)",
+    "not a Docker repository name without tag (lower case; the role adds the tag)",
+    "e.g. gpucluster/horovod-train or registry.example:5000/team/horovod",
+)
+_base = matches(
+    "horovod_container_base_image",
+    _REFERENCE,
+    "an image reference (name[:tag][@sha256:digest])",
+    "not an image reference",
+    "e.g. debian:12 or ubuntu:24.04",
+)
+_name = matches(
+    "horovod_container_name",
+    _CONTAINER,
+    "a container name Docker accepts",
+    "not a container name",
+    "letters, digits, _ . - (2 or more)",
+)
 
 
 @check("horovod_container_ssh_port", description="the containers' sshd port is not 22 (the hosts' sshd)")
@@ -25,32 +46,6 @@ def _port_not_hosts(values, ctx):
             "the containers share the host network, so their sshd cannot listen where the host's sshd does",
             "another free port, e.g. 12345 (Horovod's documentation uses it)",
         )
-
-
-@check("horovod_container_image", description="a repository name Docker accepts, without a tag (the role tags it)")
-def _image(values, ctx):
-    image = values["horovod_container_image"]
-    if not _IMAGE.match(image or ""):
-        yield Finding(
-            "horovod_container_image",
-            image,
-            "not a Docker repository name without tag (lower case; the role adds the tag)",
-            "e.g. gpucluster/horovod-train or registry.example:5000/team/horovod",
-        )
-
-
-@check("horovod_container_base_image", description="an image reference (name[:tag][@sha256:digest])")
-def _base(values, ctx):
-    base = values["horovod_container_base_image"]
-    if not _BASE.match(base or ""):
-        yield Finding("horovod_container_base_image", base, "not an image reference", "e.g. debian:12 or ubuntu:24.04")
-
-
-@check("horovod_container_name", description="a container name Docker accepts")
-def _name(values, ctx):
-    name = values["horovod_container_name"]
-    if not _CONTAINER.match(name or ""):
-        yield Finding("horovod_container_name", name, "not a container name", "letters, digits, _ . - (2 or more)")
 
 
 @check("horovod_container_volumes", description="bind mounts as /host/path:/container/path[:ro|rw]")

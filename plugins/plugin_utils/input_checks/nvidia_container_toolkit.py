@@ -9,53 +9,35 @@ from __future__ import annotations
 
 import re
 
-from ._base import Finding, absolute_path, check
+from ._base import Finding, absolute_path, check, matches
 from ._gpu_libs import for_gpu_hosts, no_gpu, url
 
-_SHA256 = re.compile(r"^[0-9a-fA-F]{64}$")
 # A Debian version without epoch tricks NVIDIA does not use: 1.17.8-1, 1.18.0~rc.1-1.
-_VERSION = re.compile(r"^\d+(\.\d+){2}([~+.][0-9A-Za-z.~+]+)?-[0-9A-Za-z.~+]+$")
+_VERSION = r"\d+(\.\d+){2}([~+.][0-9A-Za-z.~+]+)?-[0-9A-Za-z.~+]+"
 _PACKAGE = re.compile(r"^[a-z0-9][a-z0-9+.-]+$")
-_CHANNEL = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
-
-@check("nvidia_container_toolkit_repo_key_sha256", description="the repository key's sha256 (64 hex digits); required")
-def _key(values, ctx):
-    sha = values["nvidia_container_toolkit_repo_key_sha256"]
-    if not _SHA256.match(sha or ""):
-        yield Finding(
-            "nvidia_container_toolkit_repo_key_sha256",
-            sha,
-            "NVIDIA's repository key is installed only with its checksum (the role has no default that could go stale)",
-            "64 hex digits: sha256sum of <nvidia_container_toolkit_repo_base_url>/gpgkey",
-        )
-
-
-@check(
-    "nvidia_container_toolkit_version",
-    description="an exact Debian package version of the toolkit (1.17.8-1), or empty",
+_key = matches(
+    "nvidia_container_toolkit_repo_key_sha256",
+    r"[0-9a-fA-F]{64}",
+    "the repository key's sha256 (64 hex digits); required",
+    "NVIDIA's repository key is installed only with its checksum (the role has no default that could go stale)",
+    "64 hex digits: sha256sum of <nvidia_container_toolkit_repo_base_url>/gpgkey",
 )
-def _version(values, ctx):
-    version = values["nvidia_container_toolkit_version"]
-    if version and not _VERSION.match(str(version)):
-        yield Finding(
-            "nvidia_container_toolkit_version",
-            version,
-            "not an exact package version of the toolkit",
-            "the full Debian version such as 1.17.8-1 (apt-cache policy nvidia-container-toolkit), or empty",
-        )
-
-
-@check("nvidia_container_toolkit_repo_channel", description="a channel name of the repository (stable, experimental)")
-def _channel(values, ctx):
-    channel = values["nvidia_container_toolkit_repo_channel"]
-    if not _CHANNEL.match(str(channel or "")):
-        yield Finding(
-            "nvidia_container_toolkit_repo_channel",
-            channel,
-            "not a channel of the repository",
-            "stable or experimental",
-        )
+_version = matches(
+    "nvidia_container_toolkit_version",
+    _VERSION,
+    "an exact Debian package version of the toolkit (1.17.8-1), or empty",
+    "not an exact package version of the toolkit",
+    "the full Debian version such as 1.17.8-1 (apt-cache policy nvidia-container-toolkit), or empty",
+    optional=True,
+)
+_channel = matches(
+    "nvidia_container_toolkit_repo_channel",
+    r"[a-z0-9][a-z0-9._-]*",
+    "a channel name of the repository (stable, experimental)",
+    "not a channel of the repository",
+    "stable or experimental",
+)
 
 
 @check(
