@@ -8,8 +8,10 @@ No Ansible imports: used by the ``horovod_build_facts`` module on the nodes, by 
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
+import os
 import re
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
@@ -167,6 +169,87 @@ def parse_check_build(text: str) -> Dict[str, Any]:
         )
     result["sections"] = sections_seen
     return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Cache of ``horovodrun --check-build`` (it imports every framework: seconds on every run)
+# ---------------------------------------------------------------------------------------------
+
+#: Distributions whose installed files decide what ``horovodrun --check-build`` prints: Horovod
+#: itself, the frameworks it imports, and NVIDIA's library wheels (NCCL, CUDA runtime) they load.
+_CHECK_BUILD_DIST_RE = re.compile(
+    r"^(horovod|torch|tensorflow([_-]\w+)?|intel[_-]tensorflow|mxnet([_-]\w+)?|nvidia[_-][\w-]+)-[^-]+\.dist-info$",
+    re.I,
+)
+
+
+def check_build_fingerprint(venv: str, extra: Any = None) -> Optional[str]:
+    """sha256 over everything the answer of ``horovodrun --check-build`` in ``venv`` depends on.
+
+    That is the ``RECORD`` (every installed file with its hash) of Horovod, of each framework and
+    of NVIDIA's library wheels in the venv, the size and mtime of Horovod's compiled extensions
+    (a rebuilt ``.so`` copied over the installed one changes them), the venv's Python, and
+    ``extra`` (the caller adds what lives outside the venv: the build key, the MPI version, the
+    command's environment). Returns None when no Horovod is installed in ``venv`` (nothing to cache).
+    """
+    digest = hashlib.sha256()
+    found_horovod = False
+    sites = sorted(glob.glob(os.path.join(venv, "lib", "python*", "site-packages")))
+    for site in sites:
+        digest.update(site.encode())
+        for entry in sorted(os.listdir(site)):
+            if not _CHECK_BUILD_DIST_RE.match(entry):
+                continue
+            record = os.path.join(site, entry, "RECORD")
+            try:
+                with open(record, "rb") as handle:
+                    content = handle.read()
+            except OSError:
+                continue
+            digest.update(entry.encode() + b"\0" + content)
+            if entry.lower().startswith("horovod-"):
+                found_horovod = True
+                for line in content.decode("utf-8", "replace").splitlines():
+                    rel = line.split(",", 1)[0]
+                    if ".so" not in rel:
+                        continue
+                    try:
+                        st = os.stat(os.path.join(site, rel))
+                    except OSError:
+                        digest.update(b"missing:" + rel.encode())
+                        continue
+                    digest.update(f"{rel}:{st.st_size}:{st.st_mtime_ns}".encode())
+    if not found_horovod:
+        return None
+    for name in ("python", "python3"):
+        target = os.path.realpath(os.path.join(venv, "bin", name))
+        digest.update(target.encode())
+    digest.update(json.dumps(_norm(extra), sort_keys=True, default=str).encode())
+    return digest.hexdigest()
+
+
+def read_check_build_cache(path: str, fingerprint: Optional[str]) -> Optional[str]:
+    """The cached ``--check-build`` output when the cache file's fingerprint equals ``fingerprint``."""
+    if not fingerprint:
+        return None
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("fingerprint") != fingerprint:
+        return None
+    output = data.get("output")
+    return output if isinstance(output, str) else None
+
+
+def write_check_build_cache(path: str, fingerprint: str, output: str) -> None:
+    """Store ``output`` under ``fingerprint`` (atomically: a reader never sees half a file)."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    tmp = f"{path}.tmp.{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        json.dump({"fingerprint": fingerprint, "output": output}, handle)
+    os.replace(tmp, path)
 
 
 def missing_capabilities(

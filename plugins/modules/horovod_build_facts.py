@@ -42,6 +42,20 @@ options:
     description: The framework the build is for (pytorch, tensorflow, mxnet); used with O(expect_build_env).
     type: str
     default: pytorch
+  cache_file:
+    description:
+      - Keep the output of C(--check-build) in this file and reuse it while nothing it depends on
+        changed (it imports every framework: seconds on each run). The fingerprint covers the
+        C(RECORD) of Horovod, of each framework and of NVIDIA's library wheels in O(venv), the size
+        and mtime of Horovod's compiled extensions, the venv's Python, O(environment) and O(cache_key).
+      - Needs O(venv). Unset (the default) runs C(--check-build) every time. Never written in check mode.
+    type: path
+  cache_key:
+    description:
+      - What the answer depends on outside the venv (the horovod role passes its build key, which
+        covers the MPI, CUDA and NCCL versions); part of the fingerprint.
+    type: str
+    default: ""
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - ansible.builtin.action_common_attributes.facts
@@ -99,6 +113,10 @@ expected:
   returned: when O(expect_build_env) is set
   type: dict
   sample: {"frameworks": ["pytorch"], "controllers": ["mpi", "gloo"], "tensor_operations": ["mpi", "gloo"]}
+cached:
+  description: Whether the output came from O(cache_file) (nothing it depends on changed) instead of a new run.
+  returned: always
+  type: bool
 missing:
   description: Expected capabilities the build lacks, as C(section/item).
   returned: always
@@ -117,9 +135,12 @@ from ansible.module_utils.basic import AnsibleModule  # noqa: E402 - documentati
 
 from ansible_collections.gpucluster.horovod.plugins.module_utils._horovod_build import (  # noqa: E402 - documentation first
     CheckBuildParseError,
+    check_build_fingerprint,
     expected_capabilities,
     missing_capabilities,
     parse_check_build,
+    read_check_build_cache,
+    write_check_build_cache,
 )
 
 
@@ -131,7 +152,10 @@ def main():
             "environment": {"type": "dict", "default": {}},
             "expect_build_env": {"type": "dict"},
             "expect_framework": {"type": "str", "default": "pytorch"},
+            "cache_file": {"type": "path"},
+            "cache_key": {"type": "str", "default": ""},
         },
+        required_by={"cache_file": "venv"},
         supports_check_mode=True,
     )
     env = {str(k): str(v) for k, v in module.params["environment"].items()}
@@ -148,14 +172,26 @@ def main():
         if not found:
             module.fail_json(msg=f"horovod_build_facts: '{exe}' not found (venv={venv}); is Horovod installed?")
         exe = found
-    rc, out, err = module.run_command([exe, "--check-build"], environ_update=env)
-    if rc != 0:
-        module.fail_json(msg=f"horovod_build_facts: '{exe} --check-build' exited {rc}", stdout=out, stderr=err)
+    cache_file = module.params["cache_file"]
+    fingerprint = None
+    if cache_file:
+        fingerprint = check_build_fingerprint(venv, {"key": module.params["cache_key"], "env": env, "exe": exe})
+    out = read_check_build_cache(cache_file, fingerprint) if cache_file else None
+    cached = out is not None
+    if not cached:
+        rc, out, err = module.run_command([exe, "--check-build"], environ_update=env)
+        if rc != 0:
+            module.fail_json(msg=f"horovod_build_facts: '{exe} --check-build' exited {rc}", stdout=out, stderr=err)
     try:
         facts = parse_check_build(out)
     except CheckBuildParseError as exc:
-        module.fail_json(msg=f"horovod_build_facts: {exc}", stdout=out, stderr=err)
-    result = {"changed": False, "ansible_facts": {"horovod_build": facts}, "raw": out, "missing": []}
+        module.fail_json(msg=f"horovod_build_facts: {exc}", stdout=out, stderr="" if cached else err, cached=cached)
+    if fingerprint and not cached and not module.check_mode:
+        try:
+            write_check_build_cache(cache_file, fingerprint, out)
+        except OSError as exc:
+            module.warn(f"horovod_build_facts: could not write the cache {cache_file}: {exc}")
+    result = {"changed": False, "ansible_facts": {"horovod_build": facts}, "raw": out, "missing": [], "cached": cached}
     if module.params["expect_build_env"] is not None:
         expected = expected_capabilities(module.params["expect_build_env"], module.params["expect_framework"])
         result["expected"] = expected
