@@ -3,6 +3,7 @@
 #   make test    every test tier (what .ci/run calls)
 # Fast targets: lint, unit, sanity, molecule [SCENARIO=name], images, docs, build.
 #   make timing-single-node   Horovod on one node, to compare with the 3-node scenario's time
+#   make bench-converge       converge time of the sandbox (1 and 3 nodes, first run and re-run)
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
@@ -15,7 +16,7 @@ COLLECTION_LINK := .cache/collections/ansible_collections/gpucluster/horovod
 SCENARIO ?=
 INVENTORY ?= inventories/sandbox/hosts.yml
 
-.PHONY: help venv host images lint unit sanity molecule timing-single-node build docs docs-check test run sandbox sandbox-destroy clean
+.PHONY: help venv host images lint unit sanity molecule timing-single-node bench-converge build docs docs-check test run sandbox sandbox-destroy clean
 
 help:
 	@echo "make run              sandbox cluster + site.yml + benchmark report"
@@ -23,6 +24,7 @@ help:
 	@echo "make lint|unit|sanity|build|docs|images"
 	@echo "make molecule [SCENARIO=name]"
 	@echo "make timing-single-node  Horovod on one node (timing comparison, not in make test)"
+	@echo "make bench-converge   time site.yml on 1 and 3 sandbox nodes, first converge and re-run (docs/performance.md)"
 	@echo "make sandbox-destroy  remove the sandbox containers and network"
 
 venv: $(VENV)/.stamp $(COLLECTION_LINK)
@@ -76,6 +78,11 @@ molecule: venv images
 # Not a test tier: a timing comparison kept out of molecule/ (molecule finds it through MOLECULE_GLOB).
 timing-single-node: venv images
 	MOLECULE_GLOB='tests/timing/*/molecule.yml' scripts/molecule.sh horovod_single_node
+
+# Not a test tier: the converge benchmark (about 20 minutes; rebuilds the sandbox, writes the
+# "Converge speed" section of docs/performance.md and tests/output/bench-converge/).
+bench-converge: venv images
+	python tools/bench_converge.py
 
 test: venv
 	scripts/test-all.sh
