@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Converge benchmark of the sandbox (make bench-converge): how long site.yml takes, and where.
 
 For each node count (1 and 3 by default), side by side in one run:
@@ -101,18 +100,18 @@ def converge(nodes: int, outdir: Path, env: dict) -> dict:
     wheels = outdir / f"wheels-{nodes}"
     shutil.rmtree(wheels, ignore_errors=True)
     shutil.rmtree(ROOT / ".cache" / "facts", ignore_errors=True)
-    _, _, rc, _ = run(
+    rc = run(
         ["ansible-playbook", "playbooks/sandbox.yml", "-e", "sandbox_state=absent"],
         outdir / f"sandbox-absent-{nodes}.log",
         env,
-    )
+    )[2]
     if rc:
         sys.exit(f"removing the sandbox failed: {outdir}/sandbox-absent-{nodes}.log")
-    _, _, rc, _ = run(
+    rc = run(
         ["ansible-playbook", "playbooks/sandbox.yml", "-e", f"sandbox_node_count={nodes}"],
         outdir / f"sandbox-{nodes}.log",
         env,
-    )
+    )[2]
     if rc:
         sys.exit(f"starting the sandbox failed: {outdir}/sandbox-{nodes}.log")
     cmd = [

@@ -45,7 +45,7 @@ options:
   cache_file:
     description:
       - Keep the output of C(--check-build) in this file and reuse it while nothing it depends on
-        changed (it imports every framework: seconds on each run). The fingerprint covers the
+        changed (it imports every framework, which takes seconds on each run). The fingerprint covers the
         C(RECORD) of Horovod, of each framework and of NVIDIA's library wheels in O(venv), the size
         and mtime of Horovod's compiled extensions, the venv's Python, O(environment) and O(cache_key).
       - Needs O(venv). Unset (the default) runs C(--check-build) every time. Never written in check mode.
@@ -153,7 +153,7 @@ def main():
             "expect_build_env": {"type": "dict"},
             "expect_framework": {"type": "str", "default": "pytorch"},
             "cache_file": {"type": "path"},
-            "cache_key": {"type": "str", "default": ""},
+            "cache_key": {"type": "str", "default": "", "no_log": False},
         },
         required_by={"cache_file": "venv"},
         supports_check_mode=True,

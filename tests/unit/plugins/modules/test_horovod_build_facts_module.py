@@ -132,7 +132,7 @@ def test_module_check_mode_never_writes_the_cache(monkeypatch, capsys, tmp_path)
 def test_module_without_cache_runs_every_time(monkeypatch, capsys, tmp_path):
     venv = _venv(tmp_path)
     calls: list = []
-    for _ in range(2):
+    for _round in range(2):
         out = _run(monkeypatch, capsys, {"venv": str(venv)}, calls)
         assert out["cached"] is False
     assert len(calls) == 2
