@@ -27,4 +27,14 @@ for tier in "${tiers[@]}"; do
     printf '  %-9s %-7s %5ss\n' "$tier" "${result[$tier]}" "${took[$tier]}"
 done
 echo "tiers: $passed passed, $failed failed"
+echo "disk: $(df -h --output=avail / | tail -1 | tr -d ' ') free on /"
+# Why each failed scenario failed, last, so that the end of the output (often all of it that a CI
+# system keeps) names the phase, the task and its message.
+if [ "${result[molecule]}" = FAILED ]; then
+    mapfile -t failed_logs < <(grep -l '^FAILED' tests/output/molecule/*.result 2>/dev/null | sed 's/\.result$/.log/')
+    if [ ${#failed_logs[@]} -gt 0 ]; then
+        echo "===== why the failed molecule scenarios failed ====="
+        python3 scripts/failure-digest.py "${failed_logs[@]}"
+    fi
+fi
 [ "$failed" -eq 0 ]
