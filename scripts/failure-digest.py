@@ -21,44 +21,54 @@ def clean(line):
     return BOX.sub("", ANSI.sub("", line.rstrip("\n")))
 
 
+def failed_phase(lines):
+    """The first molecule phase that did not end "Successful", or whose PLAY RECAP counts failures."""
+    phase = None
+    for line in lines:
+        match = PHASE.search(line)
+        if match:
+            phase = match.group(1)
+            if match.group(3) and match.group(3) != "Successful":
+                return phase
+        if RECAP_FAILED.search(line):
+            return phase
+    return None
+
+
+def failure_blocks(lines):
+    """(phase, task, lines) of each `fatal:`/`failed:` result that was not ignored, in log order."""
+    phase, task, block = None, None, None
+    for line in lines:
+        match = PHASE.search(line)
+        if match:
+            phase = match.group(1)
+        if block is not None and (BLOCK_END.match(line) or not line.strip()):
+            if not line.startswith("...ignoring"):
+                yield phase, task, block
+            block = None
+        elif block is not None:
+            block.append(line)
+        if line.startswith("TASK ["):
+            task = line
+        if FAIL_START.match(line):
+            block = [line]
+
+
 def digest(path, max_lines=14):
-    """The failed phase, molecule's CRITICAL/ERROR lines and the last failure block before it."""
+    """The failed phase, the last failure block and molecule's CRITICAL/ERROR lines."""
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             lines = [clean(line) for line in handle]
     except OSError as err:
         return [f"(cannot read {path}: {err})"]
-    out = []
-    phase, failed_phase = None, None
-    block, task, last_block = [], None, None
-    in_block = False
-    for line in lines:
-        match = PHASE.search(line)
-        if match:
-            phase = match.group(1)
-            if match.group(3) and match.group(3) != "Successful" and failed_phase is None:
-                failed_phase = phase
-        if line.startswith("TASK ["):
-            task = line
-        if in_block:
-            if BLOCK_END.match(line) or not line.strip():
-                in_block = False
-                if not line.startswith("...ignoring"):
-                    last_block = (phase, task, block)
-            else:
-                block.append(line)
-        if FAIL_START.match(line):
-            in_block, block = True, [line]
-        if RECAP_FAILED.search(line) and failed_phase is None:
-            failed_phase = phase
-        if (line.startswith("CRITICAL") and "glob failed" not in line) or line.startswith("ERROR"):
-            out.append(line[:WIDTH])
-    head = [f"failed phase: {failed_phase or 'unknown'}"]
-    if last_block:
-        block_phase, block_task, block_lines = last_block
-        head.append(f"last failure (in {block_phase}): {block_task or '(no task name)'}")
-        head += [text[:WIDTH] for text in block_lines[:max_lines]]
-    return head + out[-6:]
+    out = [f"failed phase: {failed_phase(lines) or 'unknown'}"]
+    blocks = list(failure_blocks(lines))
+    if blocks:
+        phase, task, block = blocks[-1]
+        out.append(f"last failure (in {phase}): {task or '(no task name)'}")
+        out += [text[:WIDTH] for text in block[:max_lines]]
+    notes = [line for line in lines if line.startswith(("CRITICAL", "ERROR")) and "glob failed" not in line]
+    return out + [text[:WIDTH] for text in notes[-6:]]
 
 
 def main(argv):

@@ -96,8 +96,26 @@ def _cuda_without_gpu(values, ctx):
         )
 
 
+@check(
+    "openmpi_install_dev",
+    "openmpi_install_method",
+    description="warns that openmpi_install_dev applies to the distro method only",
+    level=WARNING,
+)
+def _dev_with_source(values, ctx):
+    if "openmpi_install_dev" in ctx.user_set and values["openmpi_install_method"] == "source":
+        yield Finding(
+            "openmpi_install_dev",
+            values["openmpi_install_dev"],
+            "ignored: a source build installs its whole prefix, development files included, on every node",
+            "remove it, or openmpi_install_method: distro",
+            WARNING,
+        )
+
+
 CHECKS = [
     _source_inputs_with_distro,
+    _dev_with_source,
     _version,
     _source,
     _cuda_with_distro,

@@ -42,6 +42,7 @@ def test_digest_names_the_phase_the_task_and_the_message(tmp_path):
 
 
 def test_digest_of_a_missing_log_says_so(tmp_path):
-    out = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / "none.log")], check=True,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, str(SCRIPT), str(tmp_path / "none.log")], check=True, capture_output=True, text=True
+    ).stdout
     assert "cannot read" in out

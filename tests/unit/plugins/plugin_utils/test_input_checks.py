@@ -123,6 +123,7 @@ BASELINE = {
         "openmpi_cuda_home": "/usr/local/cuda",
         "openmpi_with_ucx": False,
         "openmpi_builder": "n1",
+        "openmpi_install_dev": "builder",
         "openmpi_build_dir": "/var/tmp/gpucluster-openmpi",
         "openmpi_artifact_dir": "/root/.cache/gpucluster/openmpi",
         "openmpi_build_timeout": 5400,
@@ -555,6 +556,7 @@ BAD_INPUTS = [
     ("openmpi", {"openmpi_install_method": "spack"}, "openmpi_install_method", "distro, source"),
     ("openmpi", {"openmpi_prefix": "opt/openmpi"}, "openmpi_prefix", "absolute path"),
     ("openmpi", {"openmpi_build_timeout": 0}, "openmpi_build_timeout", "greater than 0"),
+    ("openmpi", {"openmpi_install_dev": "compute"}, "openmpi_install_dev", "builder, all, none"),
     ("openmpi", {"openmpi_builder": "builder9"}, "openmpi_builder", "inventory"),
     ("openmpi", {"openmpi_user": "root"}, "openmpi_user", "must not be root"),
     # horovod
@@ -676,6 +678,15 @@ def test_openmpi_version_left_to_the_stack_is_not_refused_with_distro():
     # The role's default (the stack's choice) is not the user's: only a version the user set is refused.
     assert _validate("openmpi", {}) == []
     assert [f.variable for f in _validate("openmpi", {"openmpi_version": "4.1.4"})] == ["openmpi_version"]
+
+
+def test_openmpi_install_dev_with_a_source_build_is_warned_about_only_when_set():
+    source = {"openmpi_install_method": "source", "openmpi_source_checksum": "sha256:a"}
+    assert _validate("openmpi", source) == []
+    findings = _validate("openmpi", {**source, "openmpi_install_dev": "all"})
+    assert [(f.variable, f.level) for f in findings] == [("openmpi_install_dev", ic.WARNING)]
+    assert "development files included" in findings[0].text()
+    assert _validate("openmpi", {"openmpi_install_dev": "all"}) == []
 
 
 @pytest.mark.parametrize(
