@@ -286,6 +286,7 @@ BASELINE = {
         "horovod_wheelhouse": "",
         "horovod_framework_index_url": "",
         "horovod_pip_packages": [],
+        "horovod_bytecode": "imported",
         "horovod_build_jobs": 2,
         "horovod_build_timeout": 3600,
         "horovod_build_poll_interval": 10,
