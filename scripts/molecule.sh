@@ -5,7 +5,8 @@
 # of a scenario's time is spent waiting on containers, apt and the network rather than on the CPU.
 # The longest scenarios start first (but never two heavy ones at once, below), so the lanes finish together: the durations of the last full
 # run here (tests/output/molecule/durations.tsv), else the tracked tests/molecule-durations.tsv.
-# Prints each scenario's result and duration as it finishes and a closing "N passed, N failed" line.
+# Prints each scenario's result and duration as it finishes (with why, from scripts/failure-digest.py, when it
+# failed) and a closing "N passed, N failed" line.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
@@ -54,7 +55,7 @@ run_one() {
     echo "$result $took" > "$out/$s.result"
     report="    $s: $result in ${took}s"
     if [ "$result" = FAILED ]; then
-        report="    last lines of $log:"$'\n'"$(tail -n 60 "$log" | sed 's/^/    | /')"$'\n'"$report"
+        report="$(python3 scripts/failure-digest.py "$log" | sed 's/^/    | /')"$'\n'"$report"
     fi
     printf '%s\n' "$report"
 }
