@@ -35,7 +35,11 @@ BUILD_KEY_FIELDS = (
     "patches",
     "build_env",
     "host_gcc",
+    "extra_frameworks",
 )
+
+#: Fields left out of the key while empty, so that adding them did not change the keys of existing builds.
+_OPTIONAL_KEY_FIELDS = ("extra_frameworks",)
 
 
 def _norm(value: Any) -> Any:  # noqa: PLR0911 - one return per input type reads best
@@ -76,6 +80,9 @@ def build_key_inputs(inputs: Mapping[str, Any]) -> Dict[str, Any]:
         canon["patches"] = []
     if canon["build_env"] is None:
         canon["build_env"] = {}
+    for field in _OPTIONAL_KEY_FIELDS:
+        if not canon[field]:
+            del canon[field]
     return canon
 
 
@@ -271,6 +278,29 @@ def missing_capabilities(
             if not have.get(key, False):
                 missing.append(f"{section}/{key}")
     return missing
+
+
+#: The extension library each framework's Horovod module loads (relative to the horovod package directory).
+#: `horovodrun --check-build` imports horovod.torch to decide "[X] PyTorch", and horovod.torch imports without
+#: its library (it only warns), so a build that skipped the PyTorch extension still shows it as available.
+FRAMEWORK_LIBRARIES = {
+    "pytorch": "torch/mpi_lib_v2*.so",
+    "tensorflow": "tensorflow/mpi_lib*.so",
+    "mxnet": "mxnet/mpi_lib*.so",
+}
+
+
+def framework_libraries(horovod_dir: str) -> Dict[str, List[str]]:
+    """Per framework, the extension libraries found under an installed horovod package directory."""
+    found: Dict[str, List[str]] = {}
+    for fw, pattern in FRAMEWORK_LIBRARIES.items():
+        found[fw] = sorted(glob.glob(os.path.join(horovod_dir, pattern)))
+    return found
+
+
+def missing_libraries(libraries: Mapping[str, List[str]], frameworks: Optional[List[str]]) -> List[str]:
+    """'library/<framework>' for every expected framework whose extension library is not installed."""
+    return [f"library/{fw}" for fw in frameworks or [] if fw in libraries and not libraries[fw]]
 
 
 def expected_capabilities(build_env: Mapping[str, Any], framework: str) -> Dict[str, List[str]]:

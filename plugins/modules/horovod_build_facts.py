@@ -117,8 +117,19 @@ cached:
   description: Whether the output came from O(cache_file) (nothing it depends on changed) instead of a new run.
   returned: always
   type: bool
+libraries:
+  description:
+    - Per framework, the extension libraries installed in the venv's horovod package (C(torch/mpi_lib_v2*.so),
+      C(tensorflow/mpi_lib*.so), C(mxnet/mpi_lib*.so)). C(--check-build) reports PyTorch as available when only
+      its Python files are there (importing C(horovod.torch) merely warns), so an expected framework without its
+      library is listed in RV(missing) as C(library/<framework>).
+  returned: when O(venv) is set and has a horovod package
+  type: dict
+  sample: {"pytorch": [], "tensorflow": ["/opt/venv/lib/python3.11/site-packages/horovod/tensorflow/mpi_lib.so"]}
 missing:
-  description: Expected capabilities the build lacks, as C(section/item).
+  description:
+    - Expected capabilities the build lacks, as C(section/item).
+    - C(library/<framework>) for an expected framework whose extension library is missing.
   returned: always
   type: list
   elements: str
@@ -129,6 +140,7 @@ raw:
   type: str
 """
 
+import glob  # noqa: E402 - Ansible plugins put DOCUMENTATION before the imports
 import os  # noqa: E402 - Ansible plugins put DOCUMENTATION before the imports
 
 from ansible.module_utils.basic import AnsibleModule  # noqa: E402 - documentation first
@@ -137,7 +149,9 @@ from ansible_collections.gpucluster.horovod.plugins.module_utils._horovod_build 
     CheckBuildParseError,
     check_build_fingerprint,
     expected_capabilities,
+    framework_libraries,
     missing_capabilities,
+    missing_libraries,
     parse_check_build,
     read_check_build_cache,
     write_check_build_cache,
@@ -192,10 +206,15 @@ def main():
         except OSError as exc:
             module.warn(f"horovod_build_facts: could not write the cache {cache_file}: {exc}")
     result = {"changed": False, "ansible_facts": {"horovod_build": facts}, "raw": out, "missing": [], "cached": cached}
+    horovod_dirs = sorted(glob.glob(os.path.join(venv, "lib", "python3*", "site-packages", "horovod"))) if venv else []
+    if horovod_dirs:
+        result["libraries"] = framework_libraries(horovod_dirs[-1])
     if module.params["expect_build_env"] is not None:
         expected = expected_capabilities(module.params["expect_build_env"], module.params["expect_framework"])
         result["expected"] = expected
         result["missing"] = missing_capabilities(facts, **expected)
+        if "libraries" in result:
+            result["missing"] += missing_libraries(result["libraries"], expected["frameworks"])
     module.exit_json(**result)
 
 

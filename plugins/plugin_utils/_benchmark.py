@@ -127,7 +127,8 @@ RESULT_SCHEMA: Dict[str, Any] = {
                 "required": ["tag", "mode", "library", "workers", "device", "ranks"],
                 "properties": {
                     "workers": {"type": "integer", "minimum": 1},
-                    "mode": {"type": "string", "enum": ["horovod", "torch"]},
+                    "mode": {"type": "string", "enum": ["horovod", "torch", "tensorflow"]},
+                    "framework": {"type": "string", "enum": ["pytorch", "tensorflow"]},
                     "ranks": {"type": "array"},
                     "allreduce": {"type": "array", "items": _ROW},
                 },
@@ -239,6 +240,8 @@ def normalize_run(doc: Dict[str, Any], source: str = "?") -> Dict[str, Any]:
         "library": doc.get("library", doc["mode"]),
         "device": doc.get("device", "cpu"),
         "horovod": doc.get("horovod"),
+        "framework": doc.get("framework", "pytorch"),
+        "framework_version": doc.get("tensorflow") if doc.get("framework") == "tensorflow" else doc.get("torch"),
         "torch": doc.get("torch"),
         "ranks": doc["ranks"],
         "env": doc.get("env", {}),
@@ -277,7 +280,8 @@ def _normalize_runs(runs: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
 def _allreduce_pair(norm: List[Dict[str, Any]]) -> Dict[str, Any]:
     """The worker count both Horovod and the peer library ran at (else Horovod's largest), and their rows."""
     hvd_ar = [r for r in norm if r["mode"] == "horovod" and r["allreduce"]]
-    peer_ar = [r for r in norm if r["mode"] == "torch" and r["allreduce"]]
+    # the peer baseline: torch.distributed (mode torch) or TensorFlow's MultiWorkerMirroredStrategy (mode tensorflow)
+    peer_ar = [r for r in norm if r["mode"] != "horovod" and r["allreduce"]]
     common = sorted({r["workers"] for r in hvd_ar} & {r["workers"] for r in peer_ar})
     if common:
         wmax = common[-1]
@@ -369,6 +373,7 @@ def _summary(
         "every_rank_reported": all(_every_rank(r) for r in norm),
         "correct": all(row["correct"] for r in norm for row in r["allreduce"]),
         "device": ",".join(sorted({r["device"] for r in norm})),
+        "framework": ",".join(sorted({r["framework"] for r in norm})),
         "workers_max": workers,
         "ratio_large": min((c["ratio"] for c in large), default=None),
         "ratio_large_measured_at_64MiB": large_measured,

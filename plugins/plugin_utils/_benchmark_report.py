@@ -47,8 +47,16 @@ def summary_table(doc: Dict[str, Any]) -> List[str]:
             % (sc["workers"], sc["samples_per_s_total"], _f(sc["efficiency"]))
         )
     lines.append(
-        "device {} | ran in {} | every rank reported: {} | results correct: {} | hvd/peer busbw >=64MiB: {}".format(
-            s["device"], s.get("ran_in", "hosts"), s["every_rank_reported"], s["correct"], _f(s["ratio_large"])
+        (
+            "framework {} | device {} | ran in {} | every rank reported: {} | results correct: {}"
+            " | hvd/peer busbw >=64MiB: {}"
+        ).format(
+            s.get("framework", "pytorch"),
+            s["device"],
+            s.get("ran_in", "hosts"),
+            s["every_rank_reported"],
+            s["correct"],
+            _f(s["ratio_large"]),
         )
     )
     return lines
@@ -64,16 +72,30 @@ def _ran_in(doc: Dict[str, Any]) -> str:
     )
 
 
+def _framework(doc: Dict[str, Any]) -> str:
+    """The framework and version the Horovod runs used (PyTorch for results of before the field existed)."""
+    names = {"pytorch": "PyTorch", "tensorflow": "TensorFlow"}
+    seen = []
+    for run in doc.get("runs") or []:
+        label = names.get(run.get("framework", "pytorch"), run.get("framework", "pytorch"))
+        if run.get("framework_version"):
+            label += " " + str(run["framework_version"])
+        if label not in seen:
+            seen.append(label)
+    return ", ".join(seen) or "PyTorch"
+
+
 def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
     s = doc["summary"]
     ar = doc["allreduce"]
     out = [
         "# Horovod cluster benchmark {}".format(doc["run_id"]),
         "",
-        "Generated %s, schema_version %d. Device: **%s**%s."
+        "Generated %s, schema_version %d. Framework: **%s**. Device: **%s**%s."
         % (
             doc["generated_at"],
             doc["schema_version"],
+            _framework(doc),
             s["device"],
             " (no GPU used: training ran on the CPU)" if s["device"] == "cpu" else "",
         ),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from ..framework_plan import framework_plan
 from ._base import WARNING, Finding, absolute_path, check, inventory_host, positive, training_user
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -83,6 +84,36 @@ def _no_index(values, ctx):
 
 
 @check(
+    "horovod_extra_frameworks",
+    "horovod_framework",
+    description="each extra framework is a dict with a known name other than the resolved one and an exact version",
+)
+def _extra_frameworks(values, ctx):
+    primary = str(values["horovod_framework"])
+    seen = {primary}
+    for item in values["horovod_extra_frameworks"] or []:
+        try:
+            plan = framework_plan(item)
+        except ValueError as exc:
+            yield Finding(
+                "horovod_extra_frameworks",
+                item,
+                str(exc),
+                "a dict such as {name: pytorch, version: 2.13.0, variant: cpu} (name: pytorch, tensorflow or mxnet)",
+            )
+            continue
+        if plan["name"] in seen:
+            yield Finding(
+                "horovod_extra_frameworks",
+                item,
+                f"{plan['name']} is already in the venv"
+                + (" (the resolved framework)" if plan["name"] == primary else ""),
+                "each framework once; the resolved one is horovod_framework",
+            )
+        seen.add(plan["name"])
+
+
+@check(
     "horovod_cuda_version",
     "horovod_nccl_version",
     "horovod_framework_cuda_variant",
@@ -134,6 +165,7 @@ CHECKS = [
     _with_mpi,
     _env_names,
     _no_index,
+    _extra_frameworks,
     _cuda_sense,
     _cuda_without_gpu,
     training_user("horovod_user"),

@@ -2,16 +2,23 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Horovod cluster benchmark, shipped by the gpucluster.horovod.horovod_benchmark role.
 
-Launched with ``horovodrun`` (Gloo or MPI controller).  Two modes:
+Launched with ``horovodrun`` (Gloo or MPI controller), for ``--framework pytorch`` (default) or
+``tensorflow``.  Modes:
 
 ``--mode horovod``
-    allreduce sweep (hvd.allreduce_, in place, op=Sum) and synthetic training
-    throughput with hvd.DistributedOptimizer.
+    allreduce sweep (hvd.allreduce_, in place, op=Sum; TensorFlow: hvd.allreduce) and
+    synthetic training throughput with hvd.DistributedOptimizer (TensorFlow: a Keras
+    model.fit with horovod.tensorflow.keras.DistributedOptimizer).
 ``--mode torch``
-    the peer baseline: the same allreduce sweep with torch.distributed (Gloo on
+    the PyTorch peer baseline: the same allreduce sweep with torch.distributed (Gloo on
     CPU, NCCL on GPU).  Rank, size and the rendezvous address are taken from
     Horovod (hvd.init + broadcast_object), after which Horovod is shut down so
     its background thread does not disturb the measurement.
+``--mode tensorflow``
+    the TensorFlow peer baseline: the same sweep with MultiWorkerMirroredStrategy's
+    cross-worker all-reduce (ring on CPU, NCCL on GPU); the workers' addresses come
+    from Horovod (allgather_object) before it is shut down, the results are gathered
+    with the strategy's own all-reduce.
 
 Rank 0 gathers every rank's figures with allgather_object and writes one JSON
 document (``--output``); the controller-side combiner
@@ -30,7 +37,9 @@ import platform
 import socket
 import statistics
 import struct
+import subprocess
 import sys
+import tempfile
 import time
 
 PROGRAM_VERSION = 1
@@ -176,7 +185,110 @@ class TorchComm(Comm):
         self.dist.barrier()
 
 
-def run_sweep(torch, comms, rank, size, device, args):  # noqa: PLR0917 - torch passed in, imported late
+class TorchOps:
+    """Tensor operations of the sweep with PyTorch."""
+
+    def __init__(self, torch, device):
+        self.torch = torch
+        self.device = device
+
+    def make(self, n):
+        return self.torch.empty(n, dtype=self.torch.float32, device=self.device)
+
+    def fill(self, t, value):
+        t.fill_(value)
+        return t
+
+    def sync(self):
+        if self.device.type == "cuda":
+            self.torch.cuda.synchronize()
+
+    def all_equal(self, t, value):
+        return bool(self.torch.all(t == value))
+
+
+class TfOps:
+    """Tensor operations of the sweep with TensorFlow (tensors are immutable: fill makes a new one)."""
+
+    def __init__(self, tf, device_name):
+        self.tf = tf
+        self.device_name = device_name
+
+    def make(self, n):
+        return n
+
+    def fill(self, t, value):
+        with self.tf.device(self.device_name):
+            return self.tf.fill([t if isinstance(t, int) else int(t.shape[0])], value)
+
+    def sync(self):
+        if "GPU" in self.device_name.upper():
+            sync_devices = getattr(self.tf.test.experimental, "sync_devices", None)
+            if sync_devices is not None:
+                sync_devices()
+
+    def all_equal(self, t, value):
+        # .numpy() waits for the result (also on a GPU)
+        return bool(self.tf.reduce_all(self.tf.equal(t, value)).numpy())
+
+
+class TfHorovodComm(Comm):
+    """horovod.tensorflow's allreduce (out of place: TensorFlow tensors are immutable)."""
+
+    name = "horovod"
+
+    def __init__(self, hvd, tf, op):
+        self.hvd = hvd
+        self.tf = tf
+        self.op = hvd.Sum if op == "sum" else hvd.Average
+
+    def allreduce_(self, tensor, name):
+        return self.hvd.allreduce(tensor, op=self.op, name=name)
+
+    def barrier(self):
+        # horovod.tensorflow has no barrier(): a one-element allreduce every rank waits for
+        self.hvd.allreduce(self.tf.zeros([1]), op=self.hvd.Sum, name="bench.barrier").numpy()
+
+
+class TfCollectiveComm(Comm):
+    """TensorFlow's own collective: MultiWorkerMirroredStrategy's cross-worker all-reduce (ring on CPU, NCCL on GPU).
+
+    One traced function per tensor length; the tensor is placed on the worker's device inside it (a tensor
+    argument has no device there, and the strategy needs one to know where the result goes).
+    """
+
+    def __init__(self, tf, strategy, op, implementation):
+        self.tf = tf
+        self.strategy = strategy
+        self.device = strategy.extended.worker_devices[0]
+        self.op = tf.distribute.ReduceOp.SUM if op == "sum" else tf.distribute.ReduceOp.MEAN
+        self.name = "tf.distribute.MultiWorkerMirroredStrategy/%s" % implementation
+        self.steps = {}
+
+    def _step(self, n):
+        if n not in self.steps:
+            tf, strategy, device, op = self.tf, self.strategy, self.device, self.op
+
+            def replica(x):
+                with tf.device(device):
+                    y = tf.identity(x)
+                return tf.distribute.get_replica_context().all_reduce(op, y)
+
+            @tf.function
+            def step(x):
+                return strategy.run(replica, args=(x,))
+
+            self.steps[n] = step
+        return self.steps[n]
+
+    def allreduce_(self, tensor, name):
+        return self._step(int(tensor.shape[0]))(tensor)
+
+    def barrier(self):
+        self.allreduce_(self.tf.zeros([1]), "barrier").numpy()
+
+
+def run_sweep(ops, comms, rank, size, args):
     """Allreduce sweep over one or more libraries; per library this rank's per-iteration times and checks.
 
     With two libraries (``--mode both``) their iterations alternate (A B, B A, A B ...) so that both
@@ -189,23 +301,21 @@ def run_sweep(torch, comms, rank, size, device, args):  # noqa: PLR0917 - torch 
     for nbytes in size_list(args):
         n = nbytes // 4
         iters = args.iters if nbytes < args.large_bytes else args.large_iters
-        t = torch.empty(n, dtype=torch.float32, device=device)
+        t = ops.make(n)
         times = {c.name: [] for c in comms}
         ok = {c.name: True for c in comms}
         name = "bench.allreduce.%d" % nbytes
         for i in range(args.warmup + iters):
             for comm in comms if i % 2 == 0 else list(reversed(comms)):
-                t.fill_(float(rank + 1))
-                if device.type == "cuda":
-                    torch.cuda.synchronize()
+                t = ops.fill(t, float(rank + 1))
+                ops.sync()
                 comm.barrier()
                 t0 = time.perf_counter()
                 res = comm.allreduce_(t, name)
-                if device.type == "cuda":
-                    torch.cuda.synchronize()
+                ops.sync()
                 dt = time.perf_counter() - t0
                 # correctness: every element must equal n(n+1)/2 exactly (Sum) or (n+1)/2 (Average)
-                if not bool(torch.all(res == expected)):
+                if not ops.all_equal(res, expected):
                     ok[comm.name] = False
                 if i >= args.warmup:
                     times[comm.name].append(dt)
@@ -342,6 +452,225 @@ def run_training(torch, hvd, rank, device, args):
     }
 
 
+def training_summary(tr, all_tr, device_type, size):
+    """Rank 0's view of the training run: every rank's samples/s, their total and mean."""
+    return {
+        "model": tr["model"],
+        "parameters": tr["parameters"],
+        "device": device_type,
+        "batch_size": tr["batch_size"],
+        "image_size": tr["image_size"],
+        "steps": tr["steps"],
+        "per_rank_samples_per_s": [x["samples_per_s"] for x in all_tr],
+        "samples_per_s_total": sum(x["samples_per_s"] for x in all_tr),
+        "samples_per_s_per_worker": sum(x["samples_per_s"] for x in all_tr) / size,
+        "ranks_reported": len(all_tr),
+    }
+
+
+def tf_small_convnet(tf, image_size, num_classes):
+    layers = tf.keras.layers
+    return tf.keras.Sequential(
+        [
+            layers.Input((image_size, image_size, 3)),
+            layers.Conv2D(32, 3, padding="same"),
+            layers.BatchNormalization(),
+            layers.ReLU(),
+            layers.MaxPool2D(2),
+            layers.Conv2D(64, 3, padding="same"),
+            layers.BatchNormalization(),
+            layers.ReLU(),
+            layers.MaxPool2D(2),
+            layers.Conv2D(128, 3, padding="same"),
+            layers.BatchNormalization(),
+            layers.ReLU(),
+            layers.GlobalAveragePooling2D(),
+            layers.Dense(num_classes),
+        ]
+    )
+
+
+def run_training_tf(tf, hvdk, rank, size, device_name, args):  # noqa: PLR0917 - framework modules passed in
+    """Synthetic Keras training with horovod.tensorflow.keras.DistributedOptimizer (model.fit)."""
+    model_name = "smallconvnet" if args.model == "smallconvnet" else "resnet50"
+    with tf.device(device_name):
+        if model_name == "resnet50":
+            model = tf.keras.applications.ResNet50(
+                weights=None, input_shape=(args.image_size, args.image_size, 3), classes=args.num_classes
+            )
+        else:
+            model = tf_small_convnet(tf, args.image_size, args.num_classes)
+        # Horovod's Keras wrapper needs a Keras 2 optimizer: TensorFlow >= 2.11 keeps them as optimizers.legacy.
+        optimizers = getattr(tf.keras.optimizers, "legacy", tf.keras.optimizers)
+        opt = hvdk.DistributedOptimizer(optimizers.SGD(learning_rate=0.01 * size, momentum=0.9), op=hvdk.Average)
+        model.compile(loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), optimizer=opt)
+        data = tf.random.uniform((args.batch_size, args.image_size, args.image_size, 3))
+        target = tf.random.uniform((args.batch_size,), maxval=args.num_classes, dtype=tf.int64)
+    dataset = tf.data.Dataset.from_tensors((data, target)).repeat()
+    callbacks = [hvdk.callbacks.BroadcastGlobalVariablesCallback(0)]
+    # the warm-up fit also broadcasts rank 0's initial weights (after its first batch)
+    model.fit(dataset, steps_per_epoch=max(1, args.warmup_steps), epochs=1, callbacks=callbacks, verbose=0)
+    t0 = time.perf_counter()
+    history = model.fit(dataset, steps_per_epoch=args.steps, epochs=1, verbose=0)
+    elapsed = time.perf_counter() - t0
+    sps = args.batch_size * args.steps / elapsed
+    device_type = "cuda" if "GPU" in device_name.upper() else "cpu"
+    log(rank, f"training {model_name} (Keras) on {device_type}: {sps:.2f} samples/s on rank 0")
+    return {
+        "model": model_name,
+        "parameters": int(model.count_params()),
+        "batch_size": args.batch_size,
+        "image_size": args.image_size,
+        "steps": args.steps,
+        "warmup_steps": max(1, args.warmup_steps),
+        "elapsed_s": elapsed,
+        "samples_per_s": sps,
+        "final_loss": float(history.history["loss"][-1]),
+    }
+
+
+def tf_pick_device(tf, local_rank, want):
+    """Pin this rank to one local GPU (TensorFlow sees only it, memory grown on demand), else the CPU."""
+    gpus = tf.config.list_physical_devices("GPU") if want != "cpu" else []
+    if want == "cuda" and not gpus:
+        raise SystemExit("--device cuda: TensorFlow sees no GPU")
+    if gpus:
+        gpu = gpus[local_rank % len(gpus)]
+        tf.config.set_visible_devices(gpu, "GPU")
+        tf.config.experimental.set_memory_growth(gpu, True)
+        return "/GPU:0", "cuda"
+    if want != "cpu":
+        tf.config.set_visible_devices([], "GPU")
+    return "/CPU:0", "cpu"
+
+
+def mwms_worker(args):
+    """One rank of the MultiWorkerMirroredStrategy sweep (a child of the benchmark rank, TF_CONFIG set by it)."""
+    import tensorflow as tf  # noqa: PLC0415
+
+    config = json.loads(os.environ["TF_CONFIG"])
+    rank, size = config["task"]["index"], len(config["cluster"]["worker"])
+    device_name, _device_type = tf_pick_device(tf, int(os.environ.get("HOROVOD_LOCAL_RANK", "0")), args.device)
+    impl = args.mwms_implementation.upper()
+    strategy = tf.distribute.MultiWorkerMirroredStrategy(
+        communication_options=tf.distribute.experimental.CommunicationOptions(
+            implementation=getattr(tf.distribute.experimental.CommunicationImplementation, impl)
+        )
+    )
+    comm = TfCollectiveComm(tf, strategy, args.op, args.mwms_implementation)
+    raw = run_sweep(TfOps(tf, device_name), [comm], rank, size, args)
+    with open(args.mwms_worker + ".tmp", "w") as f:
+        json.dump({"sweep": raw[comm.name]}, f)
+    os.replace(args.mwms_worker + ".tmp", args.mwms_worker)
+    return 0
+
+
+def main_tensorflow(args, started):  # noqa: PLR0915 - the TensorFlow modes, read top to bottom
+    """--framework tensorflow: Horovod through horovod.tensorflow, the peer through MultiWorkerMirroredStrategy."""
+    import horovod  # noqa: PLC0415
+    import horovod.tensorflow.keras as hvdk  # noqa: PLC0415
+    import tensorflow as tf  # noqa: PLC0415
+
+    hvd = hvdk  # init/rank/size/allgather_object/broadcast_object of horovod.tensorflow
+    import horovod.tensorflow as hvdtf  # noqa: PLC0415
+
+    env_seen = {k: os.environ[k] for k in TUNING_ENV if k in os.environ}
+    if args.mode == "tensorflow":
+        os.environ["HOROVOD_CYCLE_TIME"] = "100"
+    hvd.init()
+    rank, size, local_rank = hvd.rank(), hvd.size(), hvd.local_rank()
+    device_name, device_type = tf_pick_device(tf, local_rank, args.device)
+    if device_type == "cpu":
+        log(rank, "no GPU visible to TensorFlow: running on CPU")
+    info = {
+        "rank": rank,
+        "local_rank": local_rank,
+        "hostname": socket.gethostname(),
+        "pid": os.getpid(),
+        "python": platform.python_version(),
+        "tensorflow": tf.__version__,
+        "device": device_type,
+        "cuda_available": bool(tf.config.list_physical_devices("GPU")),
+        "tf_intra_op_threads": tf.config.threading.get_intra_op_parallelism_threads(),
+    }
+    if device_type == "cuda":
+        details = tf.config.experimental.get_device_details(tf.config.list_physical_devices("GPU")[0])
+        info["gpu"] = details.get("device_name", "GPU")
+    infos = hvdtf.allgather_object(info, name="bench.ranks")
+    doc = {
+        "program_version": PROGRAM_VERSION,
+        "framework": "tensorflow",
+        "mode": args.mode,
+        "tag": args.tag,
+        "size": size,
+        "started": started,
+        "horovod": horovod.__version__,
+        "tensorflow": tf.__version__,
+        "device": device_type,
+        "ranks": infos,
+        "env": env_seen,
+        "options": {
+            "op": args.op,
+            "inplace": False,
+            "poll_us": 0,
+            "warmup": args.warmup,
+            "iters": args.iters,
+            "large_iters": args.large_iters,
+            "large_bytes": args.large_bytes,
+        },
+    }
+    log(
+        rank,
+        "mode=%s size=%d device=%s horovod=%s tensorflow=%s"
+        % (args.mode, size, device_type, horovod.__version__, tf.__version__),
+    )
+    ops = TfOps(tf, device_name)
+    if args.mode == "tensorflow":
+        iface = os.environ.get("HOROVOD_GLOO_IFACE") or os.environ.get("NCCL_SOCKET_IFNAME")
+        addr = (args.master_addr if rank == 0 and args.master_addr else None) or iface_address(iface)
+        addr = addr or socket.gethostbyname(socket.gethostname())
+        workers = hvdtf.allgather_object("%s:%d" % (addr, free_port()), name="bench.workers")
+        impl = "nccl" if device_type == "cuda" else "ring"
+        doc["rendezvous"] = ",".join(workers)
+        doc["peer_library"] = doc["library"] = "tf.distribute.MultiWorkerMirroredStrategy/%s" % impl
+        if args.allreduce:
+            # The strategy must configure TensorFlow before its first operation, and Horovod's gather above
+            # ran some: the sweep runs in a fresh process per rank; Horovod (cycle time 100 ms here, so its
+            # background thread stays idle) gathers the results afterwards.
+            # a node-local file: the output directory exists on rank 0's node only
+            fd, result_file = tempfile.mkstemp(prefix="hvd_benchmark-mwms-%d-" % rank, suffix=".json")
+            os.close(fd)
+            env = dict(os.environ)
+            env["TF_CONFIG"] = json.dumps({"cluster": {"worker": workers}, "task": {"type": "worker", "index": rank}})
+            argv = [sys.executable, os.path.abspath(__file__), *args.argv]
+            argv += ["--mwms-worker", result_file, "--mwms-implementation", impl]
+            try:
+                rc = subprocess.call(argv, env=env)
+                if rc != 0:
+                    raise SystemExit("rank %d: the MultiWorkerMirroredStrategy sweep exited %d" % (rank, rc))
+                with open(result_file) as f:
+                    raw = json.load(f)
+            finally:
+                os.remove(result_file)
+            gathered = hvdtf.allgather_object(raw, name="bench.sweep")
+            doc["allreduce"] = combine_sweep([g["sweep"] for g in gathered], size)
+        hvd.shutdown()
+    else:
+        comm = TfHorovodComm(hvdtf, tf, args.op)
+        doc["library"] = "horovod"
+        if args.allreduce:
+            raw = run_sweep(ops, [comm], rank, size, args)
+            gathered = hvdtf.allgather_object(raw, name="bench.sweep")
+            doc["allreduce"] = combine_sweep([g[comm.name] for g in gathered], size)
+        if args.training:
+            tr = run_training_tf(tf, hvdk, rank, size, device_name, args)
+            all_tr = hvdtf.allgather_object(tr, name="bench.training")
+            doc["training"] = training_summary(tr, all_tr, device_type, size)
+        hvd.shutdown()
+    doc["_rank"] = rank
+    return doc
+
+
 def rank_info(torch, rank, local_rank, device):
     info = {
         "rank": rank,
@@ -368,11 +697,14 @@ def pick_device(torch, local_rank, want):
 
 def main(argv=None):  # noqa: PLR0912, PLR0915 - argument table and the modes, read top to bottom
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--framework", choices=["pytorch", "tensorflow"], default="pytorch")
     p.add_argument(
         "--mode",
-        choices=["horovod", "torch", "both"],
+        choices=["horovod", "torch", "both", "tensorflow"],
         default="horovod",
-        help="both: Horovod and torch.distributed sweeps interleaved in one job (no training)",
+        help="torch / tensorflow: the peer baseline of that framework (torch.distributed, or TensorFlow's "
+        "MultiWorkerMirroredStrategy); both: Horovod and torch.distributed sweeps interleaved in one job "
+        "(PyTorch only, no training)",
     )
     p.add_argument("--tag", default="run", help="label of this run, copied into the JSON")
     p.add_argument("--output", help="JSON file written by rank 0")
@@ -408,6 +740,8 @@ def main(argv=None):  # noqa: PLR0912, PLR0915 - argument table and the modes, r
         help="torch mode: rendezvous address (default: rank 0's address on HOROVOD_GLOO_IFACE, else its hostname)",
     )
     g.add_argument("--master-port", type=int, default=0, help="torch mode: 0 = pick a free port")
+    g.add_argument("--mwms-worker", help=argparse.SUPPRESS)
+    g.add_argument("--mwms-implementation", default="ring", help=argparse.SUPPRESS)
     t = p.add_argument_group("training")
     t.add_argument("--model", choices=["auto", "resnet50", "smallconvnet"], default="auto")
     t.add_argument("--batch-size", type=int, default=32)
@@ -416,10 +750,22 @@ def main(argv=None):  # noqa: PLR0912, PLR0915 - argument table and the modes, r
     t.add_argument("--warmup-steps", type=int, default=2)
     t.add_argument("--steps", type=int, default=10)
     args = p.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
+    peer_mode = {"pytorch": ("torch", "both"), "tensorflow": ("tensorflow",)}[args.framework]
+    if args.mode != "horovod" and args.mode not in peer_mode:
+        p.error(
+            "--mode %s does not go with --framework %s (choose horovod or %s)"
+            % (args.mode, args.framework, " or ".join(peer_mode))
+        )
     if args.mode != "horovod":
         args.training = False
 
     started = datetime.datetime.now(datetime.timezone.utc).isoformat()
+    if args.mwms_worker:
+        return mwms_worker(args)
+    if args.framework == "tensorflow":
+        doc = main_tensorflow(args, started)
+        return write_result(doc.pop("_rank"), doc, args)
     # imported after argument parsing so --help works without torch/horovod
     import horovod  # noqa: PLC0415
     import horovod.torch as hvd  # noqa: PLC0415
@@ -434,6 +780,7 @@ def main(argv=None):  # noqa: PLR0912, PLR0915 - argument table and the modes, r
     infos = hvd.allgather_object(info, name="bench.ranks")
     doc = {
         "program_version": PROGRAM_VERSION,
+        "framework": "pytorch",
         "mode": args.mode,
         "tag": args.tag,
         "size": size,
@@ -494,7 +841,7 @@ def main(argv=None):  # noqa: PLR0912, PLR0915 - argument table and the modes, r
     doc["library"] = "horovod" if args.mode != "torch" else doc["peer_library"]
 
     if args.allreduce:
-        raw = run_sweep(torch, comms, rank, size, device, args)
+        raw = run_sweep(TorchOps(torch, device), comms, rank, size, args)
         if args.mode == "torch":
             gathered = [None] * size
             dist.all_gather_object(gathered, raw)
@@ -507,23 +854,17 @@ def main(argv=None):  # noqa: PLR0912, PLR0915 - argument table and the modes, r
     if args.training:
         tr = run_training(torch, hvd, rank, device, args)
         all_tr = hvd.allgather_object(tr, name="bench.training")
-        doc["training"] = {
-            "model": tr["model"],
-            "parameters": tr["parameters"],
-            "device": device.type,
-            "batch_size": tr["batch_size"],
-            "image_size": tr["image_size"],
-            "steps": tr["steps"],
-            "per_rank_samples_per_s": [x["samples_per_s"] for x in all_tr],
-            "samples_per_s_total": sum(x["samples_per_s"] for x in all_tr),
-            "samples_per_s_per_worker": sum(x["samples_per_s"] for x in all_tr) / size,
-            "ranks_reported": len(all_tr),
-        }
+        doc["training"] = training_summary(tr, all_tr, device.type, size)
     if dist is not None:
         dist.destroy_process_group()
     if args.mode != "torch":
         hvd.shutdown()
 
+    return write_result(rank, doc, args)
+
+
+def write_result(rank, doc, args):
+    """Rank 0 writes the document (atomically) or prints it."""
     doc["finished"] = datetime.datetime.now(datetime.timezone.utc).isoformat()
     if rank == 0:
         text = json.dumps(doc, indent=1, sort_keys=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,9 @@ from ansible_collections.gpucluster.horovod.plugins.module_utils._horovod_build 
     classify_build_failure,
     expected_capabilities,
     format_diagnosis,
+    framework_libraries,
     missing_capabilities,
+    missing_libraries,
     parse_check_build,
 )
 
@@ -253,6 +257,7 @@ def test_build_key_ignores_order_and_empty_spellings():
         ("patches", []),
         ("build_env", {"HOROVOD_WITH_PYTORCH": "1", "HOROVOD_GPU_OPERATIONS": "NCCL"}),
         ("host_gcc", "11"),
+        ("extra_frameworks", ["torch==2.13.0+cpu"]),
     ],
 )
 def test_build_key_changes_with_every_input(field, value):
@@ -269,4 +274,40 @@ def test_build_key_refuses_unknown_and_missing_inputs():
 
 
 def test_build_key_inputs_cover_every_field():
-    assert set(build_key_inputs(BASE)) == set(BUILD_KEY_FIELDS)
+    # extra_frameworks is left out while empty (the keys of builds from before it existed stay valid)
+    assert set(build_key_inputs(BASE)) == set(BUILD_KEY_FIELDS) - {"extra_frameworks"}
+    assert set(build_key_inputs(dict(BASE, extra_frameworks=["torch==2.13.0+cpu"]))) == set(BUILD_KEY_FIELDS)
+
+
+def test_build_key_without_extra_frameworks_is_the_key_of_before():
+    """An empty extra_frameworks gives the key computed without the field (cached wheels stay valid)."""
+    assert build_key(dict(BASE, extra_frameworks=[])) == build_key(BASE)
+    assert build_key(dict(BASE, extra_frameworks=None)) == build_key(BASE)
+    canon = dict(build_key_inputs(BASE))
+    blob = json.dumps(canon, sort_keys=True, separators=(",", ":"))
+    assert build_key(BASE) == hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+
+def test_framework_libraries_and_missing(tmp_path):
+    hvd = tmp_path / "horovod"
+    (hvd / "tensorflow").mkdir(parents=True)
+    (hvd / "torch").mkdir()
+    (hvd / "tensorflow" / "mpi_lib.cpython-311-x86_64-linux-gnu.so").write_text("")
+    # horovod/torch has its Python files but no mpi_lib_v2: --check-build would still say [X] PyTorch
+    (hvd / "torch" / "__init__.py").write_text("")
+    libs = framework_libraries(str(hvd))
+    assert [p.rsplit("/", 1)[1] for p in libs["tensorflow"]] == ["mpi_lib.cpython-311-x86_64-linux-gnu.so"]
+    assert libs["pytorch"] == []
+    assert missing_libraries(libs, ["tensorflow"]) == []
+    assert missing_libraries(libs, ["tensorflow", "pytorch"]) == ["library/pytorch"]
+
+
+def test_check_build_shows_pytorch_without_its_library():
+    """Real output of a TensorFlow-only build: --check-build claims PyTorch, the library check does not."""
+    facts = parse_check_build((CHECK_BUILD / "v0.28.1-tensorflow-cpu-phantom-pytorch.txt").read_text())
+    assert facts["version"] == "0.28.1"
+    assert facts["frameworks"] == {"tensorflow": True, "pytorch": True, "mxnet": False}
+    expected = expected_capabilities({"HOROVOD_WITH_TENSORFLOW": "1", "HOROVOD_WITH_PYTORCH": "1"}, "tensorflow")
+    assert missing_capabilities(facts, **expected) == []
+    libraries = {"tensorflow": ["/v/horovod/tensorflow/mpi_lib.cpython-311-x86_64-linux-gnu.so"], "pytorch": []}
+    assert missing_libraries(libraries, expected["frameworks"]) == ["library/pytorch"]

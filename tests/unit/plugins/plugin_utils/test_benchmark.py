@@ -298,3 +298,35 @@ def test_missing_matplotlib_names_package(monkeypatch, tmp_path):
     monkeypatch.setattr(builtins, "__import__", fake)
     with pytest.raises(b.BenchmarkError, match="'matplotlib'"):
         r.render_plots(b.combine(synthetic_runs(), run_id="r"), str(tmp_path))
+
+
+# -------------------------------------------------------------------- TensorFlow
+def test_tensorflow_runs_combine_with_the_strategy_as_peer():
+    """Real documents of --framework tensorflow: Horovod vs MultiWorkerMirroredStrategy, Keras training."""
+    runs = [
+        {"source": name, "doc": load("tensorflow/" + name)} for name in ("run-hvd-np2.json", "run-tensorflow-np2.json")
+    ]
+    doc = b.combine(runs, run_id="tf")
+    assert b.schema_errors(doc) == []
+    assert doc["summary"]["framework"] == "tensorflow"
+    assert doc["summary"]["every_rank_reported"] is True
+    assert doc["summary"]["correct"] is True
+    assert doc["allreduce"]["peer_library"] == "tf.distribute.MultiWorkerMirroredStrategy/ring"
+    assert [r["bytes"] for r in doc["allreduce"]["peer"]] == [4096, 65536, 1048576]
+    assert all(c["ratio"] is not None for c in doc["comparison"])
+    assert {r["framework"] for r in doc["runs"]} == {"tensorflow"}
+    assert {r["framework_version"] for r in doc["runs"]} == {"2.15.1"}
+    assert doc["scaling"][0]["workers"] == 2
+    md = r.render_markdown(doc)
+    assert "Framework: **TensorFlow 2.15.1**" in md
+    assert "MultiWorkerMirroredStrategy/ring" in md
+    assert any("framework tensorflow" in line for line in r.summary_table(doc))
+
+
+def test_pytorch_documents_without_the_framework_field_stay_pytorch():
+    runs = [{"source": name, "doc": load(name)} for name in ("run-hvd-np2.json", "run-torch-np2.json")]
+    for run in runs:
+        run["doc"].pop("framework", None)
+    doc = b.combine(runs, run_id="old")
+    assert doc["summary"]["framework"] == "pytorch"
+    assert "Framework: **PyTorch 2.13.0+cpu**" in r.render_markdown(doc)

@@ -126,6 +126,14 @@ REFUSALS = [
     ({"os": "debian12", "framework_version": "2.0", "horovod": "0.23"}, ["Horovod >= 0.24", "PyTorch 1.11"]),
     ({"os": "debian12", "framework_version": "1.12", "horovod": "0.23"}, ["Horovod >= 0.24"]),
     (
+        {"os": "debian12", "framework": "tensorflow", "framework_version": "1.12"},
+        [
+            "TensorFlow 1.12 supports Python 3.3-3.6, not 3.11",
+            "TensorFlow 1.x is end of life",
+            "unpin framework_version (1.12): TensorFlow 2.15.0 (cpu)",
+        ],
+    ),
+    (
         {"os": "debian12", "framework": "tensorflow", "framework_version": "2.12", "horovod": "0.26"},
         ["Horovod 0.26.1 builds with Python 3.6-3.10, not 3.11", "unpin horovod"],
     ),
