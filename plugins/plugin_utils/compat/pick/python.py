@@ -45,7 +45,7 @@ def check_ranges(ctx: Context, c: Candidate, fw: Dict[str, Any], hv: Optional[Di
     if not in_range(py, lo, hi):
         src = "pin python" if ctx.python else "os {}".format(ctx.os["os"])
         eol = ""
-        if ctx.framework == "tensorflow" and str(fw["version"]).split(".")[0] == "1":
+        if ctx.framework == "tensorflow" and str(fw["version"]).split(".", maxsplit=1)[0] == "1":
             # The seed write-ups train with TF 1.12: say why no 1.x can come back on a current OS.
             eol = (
                 "; TensorFlow 1.x is end of life: 1.15 (October 2019) was its last release and no 1.x wheel"
