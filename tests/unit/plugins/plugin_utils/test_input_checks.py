@@ -263,6 +263,8 @@ BASELINE = {
         "horovod_framework_version": "2.13.0",
         "horovod_framework_cuda_variant": "cpu",
         "horovod_extra_frameworks": [],
+        "horovod_nccl_link": "SHARED",
+        "horovod_pip_trusted_hosts": [],
         "horovod_python_version": "3.11",
         "horovod_patches": ["cxx17"],
         "horovod_build_env": {"HOROVOD_WITH_MPI": "1"},
