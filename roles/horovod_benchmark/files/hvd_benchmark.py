@@ -61,6 +61,9 @@ TUNING_ENV = (
     "OMP_NUM_THREADS",
 )
 
+# Key of the framework's version in a result document.
+_VERSION_KEY = {"pytorch": "torch", "tensorflow": "tensorflow"}
+
 UNITS = {"": 1, "B": 1, "K": 1024, "KIB": 1024, "M": 1024**2, "MIB": 1024**2, "G": 1024**3, "GIB": 1024**3}
 
 
@@ -567,7 +570,6 @@ def mwms_worker(args):
 
 def main_tensorflow(args, started):  # noqa: PLR0915 - the TensorFlow modes, read top to bottom
     """--framework tensorflow: Horovod through horovod.tensorflow, the peer through MultiWorkerMirroredStrategy."""
-    import horovod  # noqa: PLC0415
     import horovod.tensorflow.keras as hvdk  # noqa: PLC0415
     import tensorflow as tf  # noqa: PLC0415
 
@@ -597,38 +599,10 @@ def main_tensorflow(args, started):  # noqa: PLR0915 - the TensorFlow modes, rea
         details = tf.config.experimental.get_device_details(tf.config.list_physical_devices("GPU")[0])
         info["gpu"] = details.get("device_name", "GPU")
     infos = hvdtf.allgather_object(info, name="bench.ranks")
-    doc = {
-        "program_version": PROGRAM_VERSION,
-        "framework": "tensorflow",
-        "mode": args.mode,
-        "tag": args.tag,
-        "size": size,
-        "started": started,
-        "horovod": horovod.__version__,
-        "tensorflow": tf.__version__,
-        "device": device_type,
-        "ranks": infos,
-        "env": env_seen,
-        "options": {
-            "op": args.op,
-            "inplace": False,
-            "poll_us": 0,
-            "warmup": args.warmup,
-            "iters": args.iters,
-            "large_iters": args.large_iters,
-            "large_bytes": args.large_bytes,
-        },
-    }
-    log(
-        rank,
-        "mode=%s size=%d device=%s horovod=%s tensorflow=%s"
-        % (args.mode, size, device_type, horovod.__version__, tf.__version__),
-    )
+    doc = base_document(args, rank, "tensorflow", tf.__version__, size, started, device_type, infos, env_seen)
     ops = TfOps(tf, device_name)
     if args.mode == "tensorflow":
-        iface = os.environ.get("HOROVOD_GLOO_IFACE") or os.environ.get("NCCL_SOCKET_IFNAME")
-        addr = (args.master_addr if rank == 0 and args.master_addr else None) or iface_address(iface)
-        addr = addr or socket.gethostbyname(socket.gethostname())
+        addr = node_address(peer_iface(), args.master_addr if rank == 0 else None)
         workers = hvdtf.allgather_object("%s:%d" % (addr, free_port()), name="bench.workers")
         impl = "nccl" if device_type == "cuda" else "ring"
         doc["rendezvous"] = ",".join(workers)
@@ -669,6 +643,51 @@ def main_tensorflow(args, started):  # noqa: PLR0915 - the TensorFlow modes, rea
         hvd.shutdown()
     doc["_rank"] = rank
     return doc
+
+
+def base_document(args, rank, framework, framework_version, size, started, device_type, infos, env):  # noqa: PLR0917 - the run's facts, named at the call
+    """The fields every result document starts with (the framework's version under "torch" or "tensorflow")."""
+    import horovod  # noqa: PLC0415 - imported after argument parsing, like the frameworks
+
+    log(
+        rank,
+        "mode=%s size=%d device=%s horovod=%s %s=%s"
+        % (args.mode, size, device_type, horovod.__version__, _VERSION_KEY[framework], framework_version),
+    )
+    # TensorFlow's sweep has no in-place allreduce and no polling (horovod.tensorflow returns a new tensor)
+    pytorch = framework == "pytorch"
+    return {
+        "program_version": PROGRAM_VERSION,
+        "framework": framework,
+        "mode": args.mode,
+        "tag": args.tag,
+        "size": size,
+        "started": started,
+        "horovod": horovod.__version__,
+        _VERSION_KEY[framework]: framework_version,
+        "device": device_type,
+        "ranks": infos,
+        "env": env,
+        "options": {
+            "op": args.op,
+            "inplace": args.inplace if pytorch else False,
+            "poll_us": args.poll_us if pytorch else 0,
+            "warmup": args.warmup,
+            "iters": args.iters,
+            "large_iters": args.large_iters,
+            "large_bytes": args.large_bytes,
+        },
+    }
+
+
+def peer_iface():
+    """The interface the peer collective binds to (the one Horovod was told to use)."""
+    return os.environ.get("HOROVOD_GLOO_IFACE") or os.environ.get("NCCL_SOCKET_IFNAME")
+
+
+def node_address(iface, override=None):
+    """This node's address for a peer rendezvous: the override, the interface's address, else the hostname's."""
+    return override or iface_address(iface) or socket.gethostbyname(socket.gethostname())
 
 
 def rank_info(torch, rank, local_rank, device):
@@ -767,7 +786,6 @@ def main(argv=None):  # noqa: PLR0912, PLR0915 - argument table and the modes, r
         doc = main_tensorflow(args, started)
         return write_result(doc.pop("_rank"), doc, args)
     # imported after argument parsing so --help works without torch/horovod
-    import horovod  # noqa: PLC0415
     import horovod.torch as hvd  # noqa: PLC0415
     import torch  # noqa: PLC0415
 
@@ -778,46 +796,21 @@ def main(argv=None):  # noqa: PLR0912, PLR0915 - argument table and the modes, r
         log(rank, "no CUDA device visible to torch: running on CPU")
     info = rank_info(torch, rank, local_rank, device)
     infos = hvd.allgather_object(info, name="bench.ranks")
-    doc = {
-        "program_version": PROGRAM_VERSION,
-        "framework": "pytorch",
-        "mode": args.mode,
-        "tag": args.tag,
-        "size": size,
-        "started": started,
-        "horovod": horovod.__version__,
-        "torch": torch.__version__,
-        "device": device.type,
-        "ranks": infos,
-        "env": {k: os.environ[k] for k in TUNING_ENV if k in os.environ},
-        "options": {
-            "op": args.op,
-            "inplace": args.inplace,
-            "poll_us": args.poll_us,
-            "warmup": args.warmup,
-            "iters": args.iters,
-            "large_iters": args.large_iters,
-            "large_bytes": args.large_bytes,
-        },
-    }
-    log(
-        rank,
-        "mode=%s size=%d device=%s horovod=%s torch=%s"
-        % (args.mode, size, device.type, horovod.__version__, torch.__version__),
-    )
+    env_seen = {k: os.environ[k] for k in TUNING_ENV if k in os.environ}
+    doc = base_document(args, rank, "pytorch", torch.__version__, size, started, device.type, infos, env_seen)
 
     dist = None
     comms = []
     if args.mode in ("torch", "both"):
         import torch.distributed as dist  # noqa: PLC0415 - peer modes only
 
-        iface = os.environ.get("HOROVOD_GLOO_IFACE") or os.environ.get("NCCL_SOCKET_IFNAME")
+        iface = peer_iface()
         if iface:
             os.environ.setdefault("GLOO_SOCKET_IFNAME", iface)
             os.environ.setdefault("NCCL_SOCKET_IFNAME", iface)
         rendezvous = None
         if rank == 0:
-            addr = args.master_addr or iface_address(iface) or socket.gethostbyname(socket.gethostname())
+            addr = node_address(iface, args.master_addr)
             rendezvous = (addr, args.master_port or free_port())
         # an explicit name: the default one derives from the object's type, which differs on rank 0
         addr, port = hvd.broadcast_object(rendezvous, root_rank=0, name="bench.rendezvous")
