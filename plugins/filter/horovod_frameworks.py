@@ -56,6 +56,8 @@ _value:
 from ansible.errors import AnsibleFilterError  # noqa: E402 - documentation first
 
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils.framework_plan import (  # noqa: E402 - documentation first
+    existing_env_distributions,
+    existing_env_problems,
     frameworks_plan,
     satisfied,
 )
@@ -76,9 +78,25 @@ def horovod_frameworks_missing(plans, versions):
     return [p["requirement"] for p in plans if not satisfied(p, versions.get(p["distribution"]))]
 
 
+def horovod_existing_env_problems(env, plans, python="", runtime_packages=(), will_install=()):
+    """Why an existing Python environment cannot take Horovod for the plans (empty list: it can)."""
+    if not isinstance(env, dict):
+        raise AnsibleFilterError("horovod_existing_env_problems: input must be the python_env of python_env_facts")
+    return existing_env_problems(
+        env, plans or [], str(python or ""), list(runtime_packages or []), list(will_install or [])
+    )
+
+
+def horovod_existing_env_distributions(env, plans):
+    """The framework builds of an existing environment that differ from the plans' requirements (dist==version)."""
+    return existing_env_distributions(env or {}, plans or [])
+
+
 class FilterModule:
     def filters(self):
         return {
             "horovod_frameworks": horovod_frameworks,
             "horovod_frameworks_missing": horovod_frameworks_missing,
+            "horovod_existing_env_problems": horovod_existing_env_problems,
+            "horovod_existing_env_distributions": horovod_existing_env_distributions,
         }

@@ -36,10 +36,13 @@ BUILD_KEY_FIELDS = (
     "build_env",
     "host_gcc",
     "extra_frameworks",
+    "framework_builds",
 )
 
 #: Fields left out of the key while empty, so that adding them did not change the keys of existing builds.
-_OPTIONAL_KEY_FIELDS = ("extra_frameworks",)
+#: framework_builds: the framework builds of an existing environment (horovod_venv_mode: existing) that are not
+#: the requirements the role would install (torch==2.11.0 where the plan says torch==2.11.0+cu130).
+_OPTIONAL_KEY_FIELDS = ("extra_frameworks", "framework_builds")
 
 
 def _norm(value: Any) -> Any:  # noqa: PLR0911 - one return per input type reads best

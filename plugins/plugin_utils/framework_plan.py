@@ -90,3 +90,113 @@ def satisfied(plan: Mapping[str, Any], have: Optional[str]) -> bool:
         label = have.split("+", 1)[1] if "+" in have else ""
         return label.lower() == str(plan["variant"]).lower()
     return True
+
+
+_LABELS = {"pytorch": "PyTorch", "tensorflow": "TensorFlow", "mxnet": "MXNet"}
+
+
+def _variant_ok(plan: Mapping[str, Any], found: Optional[str]) -> bool:
+    """Whether a build of variant ``found`` serves the plan's variant."""
+    want = str(plan.get("variant") or "")
+    if not want or want == "cpu":
+        # no variant: the index's plain build, whatever it carries; cpu: a CUDA build runs on the CPU too
+        return True
+    if not found or found == "cpu":
+        return False
+    if plan["name"] == "pytorch":
+        # Horovod is compiled with the stack's nvcc against torch's CUDA headers: the CUDA must be the same
+        return found == want
+    # TensorFlow and MXNet bring their own CUDA libraries: a CUDA build is enough
+    return True
+
+
+def existing_env_problems(
+    env: Mapping[str, Any],
+    plans: Sequence[Mapping[str, Any]],
+    python: str,
+    runtime_packages: Sequence[str] = (),
+    will_install: Sequence[str] = (),
+) -> List[str]:
+    """Why an existing Python environment cannot take Horovod for the planned frameworks (empty: it can).
+
+    ``env`` is the python_env_facts module's python_env; ``plans`` the horovod_frameworks plans (the stack's framework
+    first); ``python`` the stack's Python (major.minor); ``runtime_packages`` what every Horovod venv needs besides
+    the frameworks (numpy); ``will_install`` distributions the user asked to install anyway (horovod_pip_packages).
+    Each problem names what was found, what the stack wants and the variable that fixes it.
+    """
+    path = env.get("path") or "?"
+    if not env.get("exists"):
+        return [
+            f"there is no Python environment at {path} ({path}/bin/python does not exist); horovod_venv_mode: existing "
+            "builds Horovod into an environment that is already there: correct horovod_venv, or set "
+            "horovod_venv_mode: create to have the role create one"
+        ]
+    if env.get("error"):
+        return [f"its interpreter cannot be read: {env['error']}"]
+    problems = []
+    series = str(env.get("python_series") or "")
+    if python and series != str(python):
+        problems.append(
+            f"it has Python {env.get('python_version')}, the stack was resolved for Python {python}: set "
+            f"gpucluster_python: '{series}' (the preflight role resolves the stack for it; horovod_python_version "
+            "when the role runs alone)"
+        )
+    if not env.get("pip"):
+        problems.append(
+            f"it has no pip, which installs Horovod into it (a uv venv has none): add it with "
+            f"`uv pip install --python {path}/bin/python pip` or `{path}/bin/python -m ensurepip`"
+        )
+    found = env.get("frameworks") or {}
+    for plan in plans:
+        label = _LABELS.get(plan["name"], plan["name"])
+        fw = found.get(plan["name"])
+        if not fw:
+            problems.append(
+                f"it has no {label} (the stack wants {plan['requirement']}); horovod_venv_mode: existing installs no "
+                "framework: install it there, or set horovod_venv_mode: create"
+            )
+            continue
+        if fw.get("error"):
+            problems.append(f"importing {plan['module']} fails: {fw['error']}")
+            continue
+        have = str(fw.get("version") or "")
+        if _release(have) != _release(plan["version"]):
+            problems.append(
+                f"it has {fw.get('distribution')} {have}, the stack is {label} {plan['version']}: set "
+                f"gpucluster_framework_version: '{have.split('+', 1)[0]}' so the stack is resolved around it "
+                "(horovod_framework_version when the role runs alone)"
+            )
+        elif not _variant_ok(plan, fw.get("variant")):
+            cuda = fw.get("cuda")
+            fix = f"pin gpucluster_pins: {{cuda: '{cuda}'}}" if cuda else "install a CUDA build of it there"
+            problems.append(
+                f"its {label} {fw.get('module_version') or have} is a {fw.get('variant')} build, the stack wants the "
+                f"{plan['variant']} build (training would "
+                + ("not find the GPUs" if not cuda else "load a CUDA that Horovod was not compiled for")
+                + f"): {fix}"
+            )
+    have_dists = env.get("distributions") or {}
+    wanted = {re.sub(r"[-_.]+", "-", str(n)).lower() for n in will_install}
+    lacking = [p for p in runtime_packages if re.sub(r"[-_.]+", "-", p).lower() not in have_dists]
+    lacking = [p for p in lacking if re.sub(r"[-_.]+", "-", p).lower() not in wanted]
+    if lacking:
+        problems.append(
+            f"it lacks {', '.join(lacking)}, which Horovod's object collectives need; horovod_venv_mode: existing "
+            "installs nothing but Horovod: install it there, or list it in horovod_pip_packages"
+        )
+    return problems
+
+
+def existing_env_distributions(env: Mapping[str, Any], plans: Sequence[Mapping[str, Any]]) -> List[str]:
+    """The framework builds found in an existing environment that differ from the plans' requirements, as
+    ``dist==version`` (part of the build key: a torch 2.11.0 without label is not torch==2.11.0+cu130's build)."""
+    out = []
+    found = env.get("frameworks") or {}
+    for plan in plans:
+        fw = found.get(plan["name"]) or {}
+        if not fw.get("version"):
+            continue
+        exact = f"{fw.get('distribution')}=={fw['version']}"
+        if exact.replace("[and-cuda]", "") != str(plan["requirement"]).replace("[and-cuda]", ""):
+            out.append(exact)
+    return out

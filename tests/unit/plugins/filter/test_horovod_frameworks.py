@@ -99,3 +99,119 @@ def test_missing_reads_the_probe_by_distribution():
         "tensorflow-cpu==2.15.0"
     ]
     assert horovod_frameworks_missing(plans, {"tensorflow-cpu": "2.15.0", "torch": "2.13.0+cpu"}) == []
+
+
+# ---------------------------------------------------------------- horovod_venv_mode: existing
+from ansible_collections.gpucluster.horovod.plugins.filter.horovod_frameworks import (  # noqa: E402 - grouped by topic
+    horovod_existing_env_distributions,
+    horovod_existing_env_problems,
+)
+
+
+def _env(torch="2.11.0+cu130", module="2.11.0+cu130", cuda="13.0", variant="cu130", **kw):
+    env = {
+        "path": "/opt/torch/.venv",
+        "exists": True,
+        "error": None,
+        "python_version": "3.12.3",
+        "python_series": "3.12",
+        "pip": "24.0",
+        "distributions": {"torch": torch, "numpy": "2.4.6", "pip": "24.0"},
+        "frameworks": {
+            "pytorch": {
+                "distribution": "torch",
+                "version": torch,
+                "module_version": module,
+                "cuda": cuda,
+                "variant": variant,
+                "error": None,
+                "imported": True,
+            }
+        },
+    }
+    env.update(kw)
+    return env
+
+
+def _plans(version="2.11.0", variant="cu130"):
+    return horovod_frameworks([{"name": "pytorch", "version": version, "variant": variant}])
+
+
+def test_existing_env_that_fits_has_no_problems():
+    assert horovod_existing_env_problems(_env(), _plans(), "3.12", ["numpy"]) == []
+    # the index's plain build (no label in its metadata) of the stack's CUDA
+    assert horovod_existing_env_problems(_env(torch="2.11.0"), _plans(), "3.12", ["numpy"]) == []
+    # a CPU stack takes a CUDA build (it runs on the CPU)
+    assert horovod_existing_env_problems(_env(), _plans(variant="cpu"), "3.12") == []
+
+
+@pytest.mark.parametrize(
+    ("env", "plans", "python", "expected"),
+    [
+        (
+            _env(exists=False),
+            _plans(),
+            "3.12",
+            ["no Python environment at /opt/torch/.venv", "horovod_venv_mode: create"],
+        ),
+        (_env(error="exited 127"), _plans(), "3.12", ["cannot be read: exited 127"]),
+        (_env(), _plans(), "3.11", ["Python 3.12.3", "Python 3.11", "gpucluster_python: '3.12'"]),
+        (_env(pip=None), _plans(), "3.12", ["no pip", "ensurepip"]),
+        (_env(frameworks={}), _plans(), "3.12", ["no PyTorch", "torch==2.11.0+cu130", "installs no framework"]),
+        (
+            _env(torch="2.10.0+cu128", module="2.10.0+cu128", cuda="12.8", variant="cu128"),
+            _plans(),
+            "3.12",
+            ["torch 2.10.0+cu128", "PyTorch 2.11.0", "gpucluster_framework_version: '2.10.0'"],
+        ),
+        (
+            _env(module="2.11.0+cu128", cuda="12.8", variant="cu128"),
+            _plans(),
+            "3.12",
+            ["cu128 build", "cu130 build", "gpucluster_pins: {cuda: '12.8'}"],
+        ),
+        (
+            _env(torch="2.11.0+cpu", module="2.11.0+cpu", cuda=None, variant="cpu"),
+            _plans(),
+            "3.12",
+            ["cpu build", "not find the GPUs", "install a CUDA build of it there"],
+        ),
+    ],
+)
+def test_existing_env_problems_name_what_differs_and_the_fix(env, plans, python, expected):
+    problems = horovod_existing_env_problems(env, plans, python, ["numpy"])
+    assert len(problems) == 1, problems
+    for text in expected:
+        assert text in problems[0]
+
+
+def test_existing_env_failed_import_and_missing_runtime_package():
+    env = _env(distributions={"torch": "2.11.0+cu130"})
+    env["frameworks"]["pytorch"].update(error="OSError: libcudnn.so.9: cannot open shared object file", variant=None)
+    problems = horovod_existing_env_problems(env, _plans(), "3.12", ["numpy"])
+    assert problems[0].startswith("importing torch fails: OSError: libcudnn.so.9")
+    assert "lacks numpy" in problems[1] and "horovod_pip_packages" in problems[1]
+    # numpy asked for in horovod_pip_packages: installed anyway, not a problem
+    assert len(horovod_existing_env_problems(env, _plans(), "3.12", ["numpy"], ["NumPy"])) == 1
+
+
+def test_existing_env_tensorflow_needs_a_cuda_build_for_a_cuda_stack():
+    tf = {"distribution": "tensorflow", "version": "2.15.0", "module_version": "2.15.0", "error": None}
+    plans = horovod_frameworks([{"name": "tensorflow", "version": "2.15.0", "variant": "cu122"}])
+    cuda = _env(frameworks={"tensorflow": dict(tf, cuda="12.2", variant="cu122")})
+    cpu = _env(frameworks={"tensorflow": dict(tf, cuda=None, variant="cpu")})
+    assert horovod_existing_env_problems(cuda, plans, "3.12") == []
+    assert "cpu build" in horovod_existing_env_problems(cpu, plans, "3.12")[0]
+
+
+def test_existing_env_distributions_name_builds_the_plan_would_not_install():
+    # the plan's exact requirement: nothing to add to the build key
+    assert horovod_existing_env_distributions(_env(), _plans()) == []
+    assert horovod_existing_env_distributions(_env(torch="2.13.0"), _plans("2.13.0", "")) == []
+    # the index's torch 2.11.0 where the plan says torch==2.11.0+cu130
+    assert horovod_existing_env_distributions(_env(torch="2.11.0"), _plans()) == ["torch==2.11.0"]
+    tf_env = _env(frameworks={"tensorflow": {"distribution": "tensorflow", "version": "2.15.0"}})
+    tf_cpu = horovod_frameworks([{"name": "tensorflow", "version": "2.15.0", "variant": "cpu"}])
+    tf_cuda = horovod_frameworks([{"name": "tensorflow", "version": "2.15.0", "variant": "cu122"}])
+    assert horovod_existing_env_distributions(tf_env, tf_cpu) == ["tensorflow==2.15.0"]
+    assert horovod_existing_env_distributions(tf_env, tf_cuda) == []

@@ -258,6 +258,7 @@ def test_build_key_ignores_order_and_empty_spellings():
         ("build_env", {"HOROVOD_WITH_PYTORCH": "1", "HOROVOD_GPU_OPERATIONS": "NCCL"}),
         ("host_gcc", "11"),
         ("extra_frameworks", ["torch==2.13.0+cpu"]),
+        ("framework_builds", ["torch==2.13.0"]),
     ],
 )
 def test_build_key_changes_with_every_input(field, value):
@@ -274,15 +275,18 @@ def test_build_key_refuses_unknown_and_missing_inputs():
 
 
 def test_build_key_inputs_cover_every_field():
-    # extra_frameworks is left out while empty (the keys of builds from before it existed stay valid)
-    assert set(build_key_inputs(BASE)) == set(BUILD_KEY_FIELDS) - {"extra_frameworks"}
-    assert set(build_key_inputs(dict(BASE, extra_frameworks=["torch==2.13.0+cpu"]))) == set(BUILD_KEY_FIELDS)
+    # extra_frameworks and framework_builds are left out while empty (the keys of builds from before they existed
+    # stay valid)
+    assert set(build_key_inputs(BASE)) == set(BUILD_KEY_FIELDS) - {"extra_frameworks", "framework_builds"}
+    both = dict(BASE, extra_frameworks=["torch==2.13.0+cpu"], framework_builds=["tensorflow==2.15.0"])
+    assert set(build_key_inputs(both)) == set(BUILD_KEY_FIELDS)
 
 
 def test_build_key_without_extra_frameworks_is_the_key_of_before():
     """An empty extra_frameworks gives the key computed without the field (cached wheels stay valid)."""
     assert build_key(dict(BASE, extra_frameworks=[])) == build_key(BASE)
     assert build_key(dict(BASE, extra_frameworks=None)) == build_key(BASE)
+    assert build_key(dict(BASE, framework_builds=[])) == build_key(BASE)
     canon = dict(build_key_inputs(BASE))
     blob = json.dumps(canon, sort_keys=True, separators=(",", ":"))
     assert build_key(BASE) == hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
