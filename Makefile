@@ -60,11 +60,13 @@ unit: venv
 	@if [ -f tools/gen_compat_docs.py ]; then python tools/gen_compat_docs.py --check; fi
 	python tools/gen_role_docs.py --check
 	python tools/gen_input_checks_doc.py --check
+	python tools/gen_result_schema.py --check
 
 docs: venv
 	@if [ -f tools/gen_compat_docs.py ]; then python tools/gen_compat_docs.py; fi
 	python tools/gen_role_docs.py
 	python tools/gen_input_checks_doc.py
+	python tools/gen_result_schema.py
 
 sanity: venv host
 	scripts/sanity.sh

@@ -24,6 +24,7 @@ _ARGS = {
     "tuning": {"type": "dict", "default": {}},
     "stack": {"type": "dict", "default": {}},
     "hosts": {"type": "list", "elements": "dict", "default": []},
+    "nodes": {"type": "list", "elements": "dict", "default": []},
     "plots": {"type": "bool", "default": True},
     "large_bytes": {"type": "int", "default": 64 * 1024 * 1024},
 }
@@ -49,6 +50,10 @@ class ActionModule(ActionBase):
             host = os.path.basename(path)[len("iperf3-") : -len(".json")]
             with open(path) as f:
                 link[host] = f.read()
+        nccl_tests = None
+        for path in sorted(glob.glob(os.path.join(raw_dir, "**", "nccl-tests-*.txt"), recursive=True)):
+            with open(path, encoding="utf-8", errors="replace") as f:
+                nccl_tests = {"source": os.path.relpath(path, raw_dir), "text": f.read()}
         if not runs:
             raise AnsibleActionFail(f"benchmark_report: no run-*.json under {raw_dir} (did every horovodrun fail?)")
         if self._task.check_mode:
@@ -62,6 +67,8 @@ class ActionModule(ActionBase):
                 tuning=args["tuning"],
                 stack=args["stack"],
                 hosts=args["hosts"],
+                nodes=args["nodes"],
+                nccl_tests=nccl_tests,
                 run_id=args["run_id"],
                 generated_at=args["generated_at"],
                 large_bytes=args["large_bytes"],

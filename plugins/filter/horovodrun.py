@@ -1,6 +1,7 @@
 # Copyright: (c) 2026, gpucluster.horovod contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""horovodrun filters: horovodrun_hosts, horovodrun_worker_counts, horovodrun_hosts_arg, horovodrun_argv.
+"""horovodrun filters: horovodrun_hosts, horovodrun_worker_counts, horovodrun_hosts_arg, horovodrun_argv,
+and nccl_tests_argv (the mpirun line of nccl-tests across the same hosts).
 
 Documented in the matching <name>.yml files; the logic is in plugin_utils/_horovodrun.py.
 """
@@ -61,6 +62,11 @@ def horovodrun_argv(hosts, workers, horovodrun, program, **options):
     )
 
 
+def nccl_tests_argv(hosts, workers, program, sizes, **options):
+    """Host list, process count, nccl-tests program and the sweep's sizes -> the bounded mpirun command line."""
+    return _call("nccl_tests_argv", _horovodrun.nccl_tests_argv, list(hosts), workers, program, sizes, **options)
+
+
 class FilterModule:
     """horovodrun host list and command line."""
 
@@ -70,4 +76,5 @@ class FilterModule:
             "horovodrun_worker_counts": horovodrun_worker_counts,
             "horovodrun_hosts_arg": horovodrun_hosts_arg,
             "horovodrun_argv": horovodrun_argv,
+            "nccl_tests_argv": nccl_tests_argv,
         }

@@ -12,10 +12,14 @@ short_description: Combine Horovod benchmark results into one JSON document, a M
 version_added: "1.0.0"
 description:
   - Action plugin that runs on the control node. It reads the C(run-*.json) documents written by the
-    C(hvd_benchmark.py) program of the M(gpucluster.horovod.horovod_benchmark) role and the
-    C(iperf3-<host>.json) outputs under O(raw_dir), recomputes every bandwidth figure, and writes
-    C(result.json) (schema_version 1), C(report.md) and PNG plots into O(dest).
-  - Bus bandwidth is message size / time x 2(n-1)/n; scaling efficiency is throughput(N) / (N x throughput(1)).
+    C(hvd_benchmark.py) program of the M(gpucluster.horovod.horovod_benchmark) role (Horovod, the peer baseline
+    and the plain-framework training baseline), the C(iperf3-<host>.json) outputs and the
+    C(nccl-tests-*.txt) output of nccl-tests' C(all_reduce_perf) under O(raw_dir), recomputes every bandwidth
+    figure, and writes C(result.json) (schema_version 1), C(report.md) and PNG plots into O(dest).
+  - Bus bandwidth is message size / time x 2(n-1)/n; scaling efficiency is throughput(N) / (N x throughput(1));
+    the overhead ratio is Horovod's samples/s at one worker / the plain framework's in one process.
+  - Nodes that share one kernel boot id (O(nodes)) run on one physical machine; the summary lists them in
+    C(shared_machines) and the report says that scaling across them measures contention, not scaling.
 options:
   raw_dir:
     description: Directory (searched recursively) with the fetched C(run-*.json) and C(iperf3-*.json) files.
@@ -47,6 +51,14 @@ options:
     default: {}
   hosts:
     description: Host facts, one dict per host with at least C(name).
+    type: list
+    elements: dict
+    default: []
+  nodes:
+    description:
+      - Node facts, one dict per host with at least C(name) (the P(gpucluster.horovod.benchmark_node_facts#filter)
+        filter's result) - C(boot_id), C(gpu_count), C(gpu_models), C(driver_version), C(cuda_driver_version), C(topo)
+        and C(topo_error). The report's "Nodes" section and the shared-machine check come from them.
     type: list
     elements: dict
     default: []
@@ -99,7 +111,8 @@ plots:
   type: list
   elements: str
 summary:
-  description: The C(summary) section of the document (every_rank_reported, correct, ratio_large, ...).
+  description: The C(summary) section of the document (every_rank_reported, correct, ratio_large, overhead_ratio,
+    shared_machines, ratio_nccl_tests_large, ...).
   returned: success
   type: dict
 summary_lines:

@@ -14,12 +14,12 @@ description:
   - Runs the environment's own C(bin/python) once and reports its Python version, whether it has pip, every
     installed distribution with its version, and for each framework Horovod builds for (PyTorch, TensorFlow,
     MXNet) that is installed, the distribution, its version and the CUDA the build carries.
-  - The CUDA build is read by importing the framework (C(torch.version.cuda),
-    C(tf.sysconfig.get_build_info())): the package index's C(torch 2.13.0) is a CUDA 13.0 build whose
-    metadata version has no C(+cu130) label. Importing a large framework takes seconds.
+  - "The CUDA build is read by importing the framework (C(torch.version.cuda),
+    C(tf.sysconfig.get_build_info())), because the metadata does not tell: the package index's C(torch 2.13.0) is a
+    CUDA 13.0 build whose metadata version has no C(+cu130) label. Importing a large framework takes seconds."
   - Writes nothing into the environment (no byte-code, no user site). A missing environment is reported
     (RV(python_env.exists) false), not an error; the caller decides.
-  - The horovod role (O(horovod_venv_mode=existing)) and the preflight role use it to build Horovod into an
+  - The horovod role (C(horovod_venv_mode=existing)) and the preflight role use it to build Horovod into an
     environment the user already has and to resolve the stack around its framework.
 options:
   path:
@@ -71,8 +71,8 @@ python_env:
     owner: {description: Owner of the prefix directory (who may change the environment)., type: str}
     python_version: {description: Python version (3.11.2)., type: str}
     python_series: {description: Python major.minor (3.11)., type: str}
-    kind: {description: "venv, conda or prefix.", type: str}
-    pip: {description: Version of pip in the environment, null without one., type: str}
+    kind: {description: "One of venv, conda or prefix.", type: str}
+    pip: {description: "Version of pip in the environment; null without one.", type: str}
     distributions: {description: Every installed distribution (normalized name) and its version., type: dict}
     frameworks:
       description:

@@ -3,8 +3,9 @@
 """Benchmark result combining and validation (controller side); rendering is in _benchmark_report.py.
 
 Pure Python with no Ansible imports.  Input: the JSON documents written by
-roles/horovod_benchmark/files/hvd_benchmark.py (one per horovodrun), iperf3 -J
-outputs, and the inputs/stack/host facts the role knows.  Output: one document
+roles/horovod_benchmark/files/hvd_benchmark.py (one per horovodrun, and the
+plain-framework baseline), iperf3 -J outputs, nccl-tests' all_reduce_perf output,
+and the inputs/stack/host and node facts the role knows.  Output: one document
 following RESULT_SCHEMA (``schema_version`` 1), a Markdown report, a summary
 table and PNG plots.
 """
@@ -13,10 +14,15 @@ table and PNG plots.
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Optional, Sequence
+import re
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 SCHEMA_VERSION = 1
 LARGE_MESSAGE_BYTES = 64 * 1024 * 1024
+# Modes of the program's documents: Horovod, the frameworks' own collectives (the peer baselines) and
+# the plain-framework training baseline (one process, no Horovod).
+PEER_MODES = ("torch", "tensorflow")
+PLAIN_MODE = "plain"
 
 
 class BenchmarkError(Exception):
@@ -77,6 +83,161 @@ def parse_iperf3(data: Any, host: str = "?") -> float:
     raise BenchmarkError(f"iperf3 output for {host} has no end.sum_received.bits_per_second")
 
 
+# ------------------------------------------------------------------ nccl-tests
+# Open MPI's --tag-output prefix ("[1,0]<stdout>:") in front of a line.
+_MPI_TAG = re.compile(r"^\[\d+,\d+\]<std(?:out|err)>:")
+_NCCL_VERSION = re.compile(r"^#\s*nccl-tests version (\S+) nccl-headers=(\d+) nccl-library=(\d+)")
+_NCCL_STARTING = re.compile(r"^#\s*Collective test starting:\s*(\S+)")
+_NCCL_RANK = re.compile(
+    r"^#\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[[^\]]*\]\s+(.*?)\s*$"
+)
+_NCCL_AVG = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*(\S+)")
+_NCCL_OOB = re.compile(r"^#\s*Out of bounds values\s*:\s*(\d+)")
+# The columns of a result row as nccl-tests 2.x prints them (src/util.cu writeResultHeader) when no header is seen.
+_NCCL_COLUMNS = ["size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong",
+                 "time", "algbw", "busbw", "#wrong"]  # fmt: skip
+
+
+def nccl_version_text(code: Any) -> Optional[str]:
+    """NCCL_VERSION_CODE -> "2.28.9" (major*10000+minor*100+patch since 2.9, major*1000+minor*100+patch before)."""
+    try:
+        code = int(code)
+    except (TypeError, ValueError):
+        return None
+    if code <= 0:
+        return None
+    if code >= 20900:
+        return "%d.%d.%d" % (code // 10000, code // 100 % 100, code % 100)
+    return "%d.%d.%d" % (code // 1000, code // 100 % 10, code % 100)
+
+
+def _nccl_columns(line: str) -> Optional[List[str]]:
+    """The column names of a result header line ("#  size  count  type  redop  root  time  algbw ..."), or None."""
+    cols = line.lstrip("#").split()
+    if len(cols) >= 6 and cols[:2] == ["size", "count"] and "busbw" in cols:
+        return cols
+    return None
+
+
+def _nccl_number(token: str) -> Optional[float]:
+    if token.upper() == "N/A":
+        return None
+    return float(token)
+
+
+def _nccl_row(tokens: List[str], cols: List[str]) -> Optional[Dict[str, Any]]:
+    """One result row by the header's columns (first time/algbw/busbw/#wrong: out of place, second: in place)."""
+    if len(tokens) < 2 or not tokens[0].isdigit() or not tokens[1].isdigit():
+        return None
+
+    def index(names: Sequence[str]) -> List[int]:
+        return [i for i, c in enumerate(cols) if c in names]
+
+    times, algbws, busbws = index(("time", "cputime")), index(("algbw",)), index(("busbw",))
+    wrongs = index(("#wrong", "error", "errors"))
+    if not (times and algbws and busbws) or len(tokens) <= max(times + algbws + busbws + wrongs):
+        return None
+    try:
+        sides = []
+        for k in range(min(2, len(times), len(algbws), len(busbws))):
+            wrong = _nccl_number(tokens[wrongs[k]]) if k < len(wrongs) else None
+            sides.append(
+                {
+                    "time_us": float(tokens[times[k]]),
+                    "algbw_GBps": float(tokens[algbws[k]]),
+                    "busbw_GBps": float(tokens[busbws[k]]),
+                    "wrong": None if wrong is None else int(wrong),
+                }
+            )
+    except ValueError:
+        return None
+
+    def column(name: str) -> Optional[str]:
+        return tokens[cols.index(name)] if name in cols and cols.index(name) < times[0] else None
+
+    root = column("root")
+    return {
+        "bytes": int(tokens[0]),
+        "count": int(tokens[1]),
+        "type": column("type"),
+        "redop": column("redop"),
+        "root": int(root) if root is not None and re.match(r"^-?\d+$", root) else None,
+        "out_of_place": sides[0],
+        "in_place": sides[1] if len(sides) > 1 else None,
+    }
+
+
+def parse_nccl_tests(text: str, source: str = "nccl-tests") -> Dict[str, Any]:  # noqa: PLR0912 - one branch per line kind
+    """nccl-tests' stdout (all_reduce_perf & co.): result rows, "# Avg bus bandwidth", the ranks and versions.
+
+    Tolerates what mpirun mixes in (NCCL_DEBUG lines, Open MPI help messages, --tag-output prefixes).
+    Bandwidths stay in nccl-tests' units: GB/s = 1e9 bytes per second; times in microseconds.
+    """
+    cols = list(_NCCL_COLUMNS)
+    rows: List[Dict[str, Any]] = []
+    ranks: List[Dict[str, Any]] = []
+    avgs: List[float] = []
+    oob: List[int] = []
+    out: Dict[str, Any] = {"source": source, "program": None, "version": None, "nccl_version": None}
+    for raw in str(text).splitlines():
+        line = _MPI_TAG.sub("", raw).rstrip()
+        if line.lstrip().startswith("#"):
+            line = line.lstrip()
+            header = _nccl_columns(line)
+            if header:
+                cols = header
+            elif _NCCL_VERSION.match(line):
+                m = _NCCL_VERSION.match(line)
+                out["version"] = m.group(1)
+                out["nccl_version"] = nccl_version_text(m.group(3))
+            elif _NCCL_STARTING.match(line):
+                out["program"] = _NCCL_STARTING.match(line).group(1)
+            elif _NCCL_RANK.match(line):
+                m = _NCCL_RANK.match(line)
+                ranks.append(
+                    {"rank": int(m.group(1)), "host": m.group(2), "device": int(m.group(3)), "gpu": m.group(4)}
+                )
+            elif _NCCL_AVG.match(line):
+                try:
+                    avgs.append(float(_NCCL_AVG.match(line).group(1)))
+                except ValueError:
+                    avgs.append(float("nan"))
+            elif _NCCL_OOB.match(line):
+                oob.append(int(_NCCL_OOB.match(line).group(1)))
+            continue
+        row = _nccl_row(line.split(), cols)
+        if row is not None:
+            rows.append(row)
+    if not rows:
+        tail = [x for x in str(text).strip().splitlines() if x.strip()][-3:]
+        raise BenchmarkError(
+            f"nccl-tests output {source} has no result rows (did the program fail? last lines: {tail})"
+        )
+    problems = []
+    if len(avgs) > 1:
+        problems.append(
+            "%d separate results: every process ran alone (nccl-tests built without MPI=1, or started without mpirun)"
+            % len(avgs)
+        )
+    wrong = sum(side["wrong"] or 0 for r in rows for side in (r["out_of_place"], r["in_place"]) if side)
+    if wrong:
+        problems.append("%d wrong elements" % wrong)
+    if any(oob):
+        problems.append("%d out-of-bounds values" % sum(oob))
+    avg = avgs[0] if avgs and avgs[0] == avgs[0] else None  # NaN: none
+    out.update(
+        rows=rows,
+        avg_busbw_GBps=avg,
+        out_of_bounds=oob[0] if oob else None,
+        ranks=len({r["rank"] for r in ranks}) or None,
+        hosts=sorted({r["host"] for r in ranks}),
+        gpus=sorted({r["gpu"] for r in ranks}),
+        correct=not problems and bool(oob),
+        problems=problems,
+    )
+    return out
+
+
 # ----------------------------------------------------------------------- schema
 _NUM = {"type": "number", "minimum": 0}
 _ROW = {
@@ -127,7 +288,7 @@ RESULT_SCHEMA: Dict[str, Any] = {
                 "required": ["tag", "mode", "library", "workers", "device", "ranks"],
                 "properties": {
                     "workers": {"type": "integer", "minimum": 1},
-                    "mode": {"type": "string", "enum": ["horovod", "torch", "tensorflow"]},
+                    "mode": {"type": "string", "enum": ["horovod", *PEER_MODES, PLAIN_MODE]},
                     "framework": {"type": "string", "enum": ["pytorch", "tensorflow"]},
                     "ranks": {"type": "array"},
                     "allreduce": {"type": "array", "items": _ROW},
@@ -161,6 +322,47 @@ RESULT_SCHEMA: Dict[str, Any] = {
             },
         },
         "comparison": {"type": "array", "items": {"type": "object", "required": ["bytes", "ratio"]}},
+        # Optional sections (absent from results of before they existed, which stay valid):
+        "nodes": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["name", "boot_id", "gpu_count"],
+                "properties": {
+                    "name": {"type": "string"},
+                    "boot_id": {"type": ["string", "null"]},
+                    "gpu_count": {"type": "integer", "minimum": 0},
+                    "gpu_models": {"type": "array", "items": {"type": "string"}},
+                    "topo": {"type": ["string", "null"]},
+                    "topo_error": {"type": ["string", "null"]},
+                },
+            },
+        },
+        "overhead": {
+            "type": ["object", "null"],
+            "required": ["plain_samples_per_s", "horovod_1_samples_per_s", "overhead_ratio"],
+            "properties": {
+                "plain_samples_per_s": _NUM,
+                "horovod_1_samples_per_s": {"type": ["number", "null"], "minimum": 0},
+                "overhead_ratio": {"type": ["number", "null"], "minimum": 0},
+            },
+        },
+        "nccl_tests": {
+            "type": ["object", "null"],
+            "required": ["rows", "avg_busbw_GBps"],
+            "properties": {
+                "rows": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                        "type": "object",
+                        "required": ["bytes", "out_of_place"],
+                        "properties": {"bytes": {"type": "integer", "minimum": 0}},
+                    },
+                },
+                "avg_busbw_GBps": {"type": ["number", "null"]},
+            },
+        },
         "summary": {
             "type": "object",
             "required": [
@@ -172,6 +374,11 @@ RESULT_SCHEMA: Dict[str, Any] = {
                 "efficiency_max_workers",
                 "link_Bps",
             ],
+            "properties": {
+                "shared_machines": {"type": "array", "items": {"type": "array", "items": {"type": "string"}}},
+                "overhead_ratio": {"type": ["number", "null"], "minimum": 0},
+                "ratio_nccl_tests_large": {"type": ["number", "null"], "minimum": 0},
+            },
         },
     },
 }
@@ -281,7 +488,7 @@ def _allreduce_pair(norm: List[Dict[str, Any]]) -> Dict[str, Any]:
     """The worker count both Horovod and the peer library ran at (else Horovod's largest), and their rows."""
     hvd_ar = [r for r in norm if r["mode"] == "horovod" and r["allreduce"]]
     # the peer baseline: torch.distributed (mode torch) or TensorFlow's MultiWorkerMirroredStrategy (mode tensorflow)
-    peer_ar = [r for r in norm if r["mode"] != "horovod" and r["allreduce"]]
+    peer_ar = [r for r in norm if r["mode"] in PEER_MODES and r["allreduce"]]
     common = sorted({r["workers"] for r in hvd_ar} & {r["workers"] for r in peer_ar})
     if common:
         wmax = common[-1]
@@ -289,9 +496,12 @@ def _allreduce_pair(norm: List[Dict[str, Any]]) -> Dict[str, Any]:
         wmax = max(r["workers"] for r in hvd_ar)
     else:
         wmax = max(r["workers"] for r in norm)
+    hvd_run = next((r for r in reversed(hvd_ar) if r["workers"] == wmax), None)
     return {
         "workers": wmax,
-        "horovod": next((r["allreduce"] for r in reversed(hvd_ar) if r["workers"] == wmax), []),
+        # PyTorch's sweep reduces in place by default (hvd.allreduce_), TensorFlow's out of place
+        "inplace": bool((hvd_run or {}).get("options", {}).get("inplace", False)),
+        "horovod": hvd_run["allreduce"] if hvd_run else [],
         "peer": next((r["allreduce"] for r in reversed(peer_ar) if r["workers"] == wmax), []),
         "peer_library": next((r["library"] for r in peer_ar if r["workers"] == wmax), None),
     }
@@ -305,8 +515,18 @@ def _links(link: Optional[Dict[str, Any]]) -> List[Dict[str, Any]]:
     return links
 
 
-def _comparison(pair: Dict[str, Any], link_bps: Optional[float]) -> List[Dict[str, Any]]:
+def _nccl_side(pair: Dict[str, Any], row: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """The nccl-tests figures to hold Horovod against: in place when Horovod reduced in place, else out of place."""
+    if pair.get("inplace") and row.get("in_place"):
+        return row["in_place"]
+    return row.get("out_of_place")
+
+
+def _comparison(
+    pair: Dict[str, Any], link_bps: Optional[float], nccl_tests: Optional[Dict[str, Any]] = None
+) -> List[Dict[str, Any]]:
     peer_by = {r["bytes"]: r for r in pair["peer"]}
+    nccl_by = {r["bytes"]: r for r in (nccl_tests or {}).get("rows", [])}
     comparison = []
     for row in pair["horovod"]:
         peer = peer_by.get(row["bytes"])
@@ -315,6 +535,8 @@ def _comparison(pair: Dict[str, Any], link_bps: Optional[float]) -> List[Dict[st
             ratio = row["busbw_Bps"] / peer["busbw_Bps"]
         elif peer and peer["time_median_s"] > 0 and pair["workers"] == 1:
             ratio = peer["time_median_s"] / row["time_median_s"]
+        nccl = _nccl_side(pair, nccl_by[row["bytes"]]) if row["bytes"] in nccl_by else None
+        nccl_bps = nccl["busbw_GBps"] * 1e9 if nccl else None
         comparison.append(
             {
                 "bytes": row["bytes"],
@@ -325,16 +547,23 @@ def _comparison(pair: Dict[str, Any], link_bps: Optional[float]) -> List[Dict[st
                 "ratio": ratio,
                 "horovod_link_fraction": (row["busbw_Bps"] / link_bps) if link_bps else None,
                 "peer_link_fraction": (peer["busbw_Bps"] / link_bps) if (peer and link_bps) else None,
+                "nccl_tests_busbw_Bps": nccl_bps,
+                "nccl_tests_ratio": (row["busbw_Bps"] / nccl_bps) if nccl_bps else None,
             }
         )
     return comparison
 
 
+def _short(hostname: Any) -> str:
+    return str(hostname or "").split(".", maxsplit=1)[0]
+
+
 def _scaling(norm: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
-    train = {}
+    train, spans = {}, {}
     for r in norm:
         if r["mode"] == "horovod" and r.get("training"):
             train[r["workers"]] = r["training"]
+            spans[r["workers"]] = len({_short(k.get("hostname")) for k in r["ranks"] if k.get("hostname")}) or None
     base = train.get(1)
     scaling = []
     for w in sorted(train):
@@ -345,6 +574,8 @@ def _scaling(norm: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
         scaling.append(
             {
                 "workers": w,
+                # how many nodes the workers spanned (scaling across GPUs of one node, then across nodes)
+                "nodes": spans[w],
                 "model": tr.get("model"),
                 "device": tr.get("device"),
                 "samples_per_s_total": float(tr["samples_per_s_total"]),
@@ -353,6 +584,99 @@ def _scaling(norm: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
             }
         )
     return scaling
+
+
+def overhead(norm: List[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
+    """Horovod's cost at one worker: its samples/s over the plain framework's in one process (no Horovod).
+
+    None without a plain-framework run; the ratio is None without a one-worker Horovod training run.
+    ``comparable`` says whether both trained the same model, batch, image size and device.
+    """
+    plain = [r for r in norm if r["mode"] == PLAIN_MODE and r.get("training")]
+    if not plain:
+        return None
+    base = plain[-1]
+    hvd1 = next((r for r in norm if r["mode"] == "horovod" and r["workers"] == 1 and r.get("training")), None)
+    p_tr = base["training"]
+    plain_sps = float(p_tr["samples_per_s_total"])
+    hvd_sps = float(hvd1["training"]["samples_per_s_total"]) if hvd1 else None
+    same = ("model", "batch_size", "image_size", "device")
+    return {
+        "library": base["library"],
+        "model": p_tr.get("model"),
+        "device": p_tr.get("device"),
+        "plain_samples_per_s": plain_sps,
+        "horovod_1_samples_per_s": hvd_sps,
+        "overhead_ratio": (hvd_sps / plain_sps) if (hvd_sps is not None and plain_sps > 0) else None,
+        "comparable": bool(hvd1) and all(p_tr.get(k) == hvd1["training"].get(k) for k in same),
+    }
+
+
+# ------------------------------------------------------------------------ nodes
+def node_entries(
+    hosts: Sequence[Mapping[str, Any]],
+    gpus: Optional[Mapping[str, Any]] = None,
+    boot_ids: Optional[Mapping[str, Any]] = None,
+    topo: Optional[Mapping[str, Any]] = None,
+) -> List[Dict[str, Any]]:
+    """Per benchmark host: its kernel's boot id, GPUs (gpu_facts), driver, the CUDA the driver supports, topology.
+
+    ``gpus`` maps a host to its gpu_facts result, ``boot_ids`` to the text of /proc/sys/kernel/random/boot_id,
+    ``topo`` to ``{rc, stdout, stderr, msg}`` of ``nvidia-smi topo -m`` (absent where it did not run).
+    """
+    entries = []
+    for host in hosts:
+        name = str(host["name"])
+        gpu = dict((gpus or {}).get(name) or {})
+        boot = str((boot_ids or {}).get(name) or "").strip()
+        probe = (topo or {}).get(name)
+        topo_text, topo_error = None, None
+        if isinstance(probe, Mapping):
+            out = str(probe.get("stdout") or "").rstrip()
+            if probe.get("rc") == 0 and out:
+                topo_text = out
+            else:
+                why = str(probe.get("stderr") or probe.get("msg") or "").strip().splitlines()
+                topo_error = "nvidia-smi topo -m failed (rc {}): {}".format(
+                    probe.get("rc", "?"), why[0] if why else "no output"
+                )
+        entries.append(
+            {
+                "name": name,
+                "hostname": str(host.get("hostname") or name),
+                "boot_id": boot or None,
+                "gpu_count": int(gpu.get("gpu_count") or 0),
+                "gpu_models": [str(m) for m in gpu.get("models") or []],
+                "driver_version": gpu.get("driver_version"),
+                "cuda_driver_version": gpu.get("cuda_driver_version"),
+                "topo": topo_text,
+                "topo_error": topo_error,
+            }
+        )
+    return entries
+
+
+def shared_machines(nodes: Sequence[Mapping[str, Any]]) -> List[List[str]]:
+    """Groups of two or more nodes with one kernel boot id: one physical machine (containers or the same host)."""
+    groups: Dict[str, List[str]] = {}
+    for node in nodes:
+        if node.get("boot_id"):
+            groups.setdefault(str(node["boot_id"]), []).append(str(node["name"]))
+    return [names for names in groups.values() if len(names) > 1]
+
+
+def _with_rank_facts(nodes: Sequence[Mapping[str, Any]], norm: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """Add what the ranks on each node reported: the framework's CUDA and NCCL versions and the GPU names."""
+    out = []
+    for node in nodes:
+        entry = dict(node)
+        short = _short(entry.get("hostname") or entry["name"])
+        ranks = [k for r in norm for k in r["ranks"] if _short(k.get("hostname")) == short]
+        entry["nccl"] = next((k["nccl"] for k in ranks if k.get("nccl")), entry.get("nccl"))
+        entry["framework_cuda"] = next((k["cuda"] for k in ranks if k.get("cuda")), entry.get("framework_cuda"))
+        entry["rank_gpus"] = sorted({str(k["gpu"]) for k in ranks if k.get("gpu")})
+        out.append(entry)
+    return out
 
 
 def _summary(
@@ -369,6 +693,9 @@ def _summary(
     if not large:
         with_ratio = [c for c in comparison if c["ratio"] is not None]
         large = with_ratio[-1:]
+    nccl = [c for c in comparison if c["bytes"] >= large_bytes and c.get("nccl_tests_ratio") is not None]
+    if not nccl:
+        nccl = [c for c in comparison if c.get("nccl_tests_ratio") is not None][-1:]
     return {
         "every_rank_reported": all(_every_rank(r) for r in norm),
         "correct": all(row["correct"] for r in norm for row in r["allreduce"]),
@@ -378,6 +705,8 @@ def _summary(
         "ratio_large": min((c["ratio"] for c in large), default=None),
         "ratio_large_measured_at_64MiB": large_measured,
         "ratio_large_bytes": [c["bytes"] for c in large],
+        "ratio_nccl_tests_large": min((c["nccl_tests_ratio"] for c in nccl), default=None),
+        "ratio_nccl_tests_bytes": [c["bytes"] for c in nccl],
         "efficiency_max_workers": scaling[-1]["efficiency"] if scaling else None,
         "link_Bps": link_bps,
         "runs": len(norm),
@@ -394,11 +723,15 @@ def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the a
     run_id: str = "",
     generated_at: str = "",
     large_bytes: int = LARGE_MESSAGE_BYTES,
+    nodes: Optional[Sequence[Dict[str, Any]]] = None,
+    nccl_tests: Optional[Any] = None,
 ) -> Dict[str, Any]:
-    """Build the schema_version 1 document from program documents and iperf3 results.
+    """Build the schema_version 1 document from program documents, iperf3 and nccl-tests results.
 
     ``runs`` items are program documents, or ``{"source": path, "doc": document}``.
     ``link`` maps a host name to its ``iperf3 -J`` output (str or dict).
+    ``nodes`` are :func:`node_entries` (boot id, GPUs, topology per host); ``nccl_tests`` is the
+    stdout of nccl-tests' all_reduce_perf across the same hosts, or ``{"source": path, "text": stdout}``.
     """
     if not runs:
         raise BenchmarkError("no benchmark results to combine (did every horovodrun fail?)")
@@ -406,8 +739,20 @@ def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the a
     pair = _allreduce_pair(norm)
     links = _links(link)
     link_bps = min((x["bytes_per_second"] for x in links), default=None)
-    comparison = _comparison(pair, link_bps)
+    nccl = None
+    if nccl_tests:
+        item = nccl_tests if isinstance(nccl_tests, Mapping) else {"text": nccl_tests}
+        nccl = parse_nccl_tests(str(item.get("text", "")), str(item.get("source") or "nccl-tests"))
+    comparison = _comparison(pair, link_bps, nccl)
     scaling = _scaling(norm)
+    node_list = _with_rank_facts(nodes or [], norm)
+    summary = _summary(norm, comparison, scaling, workers=pair["workers"], link_bps=link_bps, large_bytes=large_bytes)
+    over = overhead(norm)
+    summary.update(
+        shared_machines=shared_machines(node_list),
+        overhead_ratio=over["overhead_ratio"] if over else None,
+        nccl_tests_avg_busbw_GBps=nccl["avg_busbw_GBps"] if nccl else None,
+    )
     doc = {
         "schema_version": SCHEMA_VERSION,
         "run_id": run_id,
@@ -416,14 +761,15 @@ def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the a
         "tuning": dict(tuning or {}),
         "stack": dict(stack or {}),
         "hosts": [dict(h) for h in (hosts or [])],
+        "nodes": node_list,
         "runs": norm,
         "allreduce": pair,
         "scaling": scaling,
+        "overhead": over,
         "link": links,
+        "nccl_tests": nccl,
         "comparison": comparison,
-        "summary": _summary(
-            norm, comparison, scaling, workers=pair["workers"], link_bps=link_bps, large_bytes=large_bytes
-        ),
+        "summary": summary,
     }
     # Where the ranks ran: the training containers (inputs.container, from the horovod_container role) or the hosts.
     container = (inputs or {}).get("container") or {}

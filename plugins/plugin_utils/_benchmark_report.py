@@ -24,6 +24,37 @@ def _f(v: Optional[float], fmt: str = "%.2f") -> str:
     return "-" if v is None else fmt % v
 
 
+def shared_warning(doc: Dict[str, Any]) -> Optional[str]:
+    """The sentence that says which nodes share one kernel (one physical machine), or None."""
+    groups = (doc.get("summary") or {}).get("shared_machines") or []
+    if not groups:
+        return None
+    names = "; ".join(", ".join(g) for g in groups)
+    return (
+        "nodes %s share one kernel (the same boot id): they run on one physical machine, so scaling figures "
+        "across them measure contention for its CPUs, memory and devices, not scaling" % names
+    )
+
+
+def overhead_line(doc: Dict[str, Any]) -> Optional[str]:
+    """The line "Horovod overhead at one worker: ...", or None without a plain-framework run."""
+    over = doc.get("overhead")
+    if not over:
+        return None
+    if over.get("overhead_ratio") is None:
+        return "Horovod overhead at one worker: - (plain %s %.1f samples/s; no one-worker Horovod run)" % (
+            over.get("library", "framework"),
+            over["plain_samples_per_s"],
+        )
+    return "Horovod overhead at one worker: %.2f (Horovod %.1f / plain %s %.1f samples/s%s)" % (
+        over["overhead_ratio"],
+        over["horovod_1_samples_per_s"],
+        over.get("library", "framework"),
+        over["plain_samples_per_s"],
+        "" if over.get("comparable", True) else "; NOT the same model/batch/device",
+    )
+
+
 def summary_table(doc: Dict[str, Any]) -> List[str]:
     """Short fixed-width table the play prints at the end."""
     s = doc["summary"]
@@ -46,6 +77,15 @@ def summary_table(doc: Dict[str, Any]) -> List[str]:
             "workers %-3d %10.1f samples/s total, efficiency %s"
             % (sc["workers"], sc["samples_per_s_total"], _f(sc["efficiency"]))
         )
+    if overhead_line(doc):
+        lines.append(overhead_line(doc))
+    if doc.get("nccl_tests"):
+        lines.append(
+            "nccl-tests all_reduce_perf: avg busbw %s GB/s | Horovod / nccl-tests busbw >=64MiB: %s"
+            % (_f(doc["nccl_tests"].get("avg_busbw_GBps")), _f(s.get("ratio_nccl_tests_large")))
+        )
+    if shared_warning(doc):
+        lines.append("WARNING: " + shared_warning(doc))
     lines.append(
         (
             "framework {} | device {} | ran in {} | every rank reported: {} | results correct: {}"
@@ -85,6 +125,118 @@ def _framework(doc: Dict[str, Any]) -> str:
     return ", ".join(seen) or "PyTorch"
 
 
+def _overhead_section(doc: Dict[str, Any]) -> List[str]:
+    over = doc.get("overhead")
+    if not over:
+        return []
+    return [
+        "## Horovod overhead at one worker",
+        "",
+        "| run | samples/s |",
+        "|---|---:|",
+        "| plain %s, one process, no Horovod (%s on %s) | %.1f |"
+        % (over.get("library", "framework"), over.get("model"), over.get("device"), over["plain_samples_per_s"]),
+        "| Horovod, 1 worker | %s |" % _f(over.get("horovod_1_samples_per_s"), "%.1f"),
+        "| **overhead ratio** (Horovod / plain) | **%s** |" % _f(over.get("overhead_ratio")),
+        "",
+        "The same training loop (model, batch, image size, steps, device) once through Horovod's "
+        "DistributedOptimizer at one worker and once with the framework alone; 1.00 means no overhead."
+        + ("" if over.get("comparable", True) else " **The two runs did not train the same model/batch/device.**"),
+        "",
+    ]
+
+
+def _nccl_tests_section(doc: Dict[str, Any]) -> List[str]:
+    nccl = doc.get("nccl_tests")
+    if not nccl:
+        return []
+    hvd_by = {c["bytes"]: c for c in doc["comparison"]}
+    out = [
+        "## nccl-tests all_reduce_perf (%s ranks on %s)"
+        % (nccl.get("ranks") or "?", ", ".join(nccl.get("hosts") or []) or "?"),
+        "",
+        "NCCL %s, nccl-tests %s; average bus bandwidth **%s GB/s**; results correct: **%s**%s."
+        % (
+            nccl.get("nccl_version") or "?",
+            nccl.get("version") or "?",
+            _f(nccl.get("avg_busbw_GBps")),
+            nccl.get("correct"),
+            (" (" + "; ".join(nccl["problems"]) + ")") if nccl.get("problems") else "",
+        ),
+        "",
+        "| size | time (us) out / in place | busbw GB/s out / in place | Horovod busbw GB/s | Horovod / nccl-tests |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    for row in nccl["rows"]:
+        # the sizes of Horovod's sweep and the large ones; raw/ keeps every row
+        if row["bytes"] not in hvd_by and row["bytes"] < 1024 * 1024 and row is not nccl["rows"][-1]:
+            continue
+        oop, inp = row["out_of_place"], row.get("in_place") or {}
+        c = hvd_by.get(row["bytes"])
+        out.append(
+            "| %s | %s / %s | %s / %s | %s | %s |"
+            % (
+                human_bytes(row["bytes"]),
+                _f(oop.get("time_us"), "%.1f"),
+                _f(inp.get("time_us"), "%.1f"),
+                _f(oop.get("busbw_GBps")),
+                _f(inp.get("busbw_GBps")),
+                _f(c["horovod_busbw_Bps"] / 1e9) if c else "-",
+                _f(c.get("nccl_tests_ratio")) if c else "-",
+            )
+        )
+    workers = doc["allreduce"]["workers"]
+    out += [
+        "",
+        "nccl-tests' GB/s are 1e9 bytes/s and its busbw uses the same 2(n-1)/n factor; Horovod's sweep ran at %d "
+        "workers%s."
+        % (
+            workers,
+            ""
+            if not nccl.get("ranks") or nccl["ranks"] == workers
+            else ", nccl-tests at %d ranks: the ratio compares different worker counts" % nccl["ranks"],
+        ),
+        "",
+    ]
+    return out
+
+
+def _nodes_section(doc: Dict[str, Any]) -> List[str]:
+    nodes = doc.get("nodes") or []
+    if not nodes:
+        return []
+    out = [
+        "",
+        "## Nodes",
+        "",
+        "| node | GPUs | driver | CUDA (driver) | CUDA (framework) | NCCL | boot id |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for n in nodes:
+        models = n.get("gpu_models") or n.get("rank_gpus") or []
+        gpus = "%s x %d" % (" / ".join(models) or "GPU", n["gpu_count"]) if n.get("gpu_count") else "none"
+        out.append(
+            "| %s | %s | %s | %s | %s | %s | %s |"
+            % (
+                n["name"],
+                gpus,
+                n.get("driver_version") or "-",
+                n.get("cuda_driver_version") or "-",
+                n.get("framework_cuda") or "-",
+                n.get("nccl") or "-",
+                (n.get("boot_id") or "-")[:8],
+            )
+        )
+    if shared_warning(doc):
+        out += ["", "**Shared machine**: " + shared_warning(doc) + "."]
+    for n in nodes:
+        if n.get("topo"):
+            out += ["", "### %s: nvidia-smi topo -m" % n["name"], "", "```", n["topo"], "```"]
+        elif n.get("topo_error"):
+            out += ["", "### %s: nvidia-smi topo -m" % n["name"], "", n["topo_error"]]
+    return out
+
+
 def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
     s = doc["summary"]
     ar = doc["allreduce"]
@@ -101,6 +253,10 @@ def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
         ),
         "",
         _ran_in(doc),
+    ]
+    if shared_warning(doc):
+        out += ["- **shared machine**: " + shared_warning(doc) + "."]
+    out += [
         "- every rank reported: **{}**".format(s["every_rank_reported"]),
         "- allreduce results correct: **{}**".format(s["correct"]),
         "- Horovod / %s bus bandwidth at >= 64 MiB (%d workers): **%s**%s"
@@ -114,8 +270,15 @@ def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
             doc["scaling"][-1]["workers"] if doc["scaling"] else "-", _f(s["efficiency_max_workers"])
         ),
         "- link limit (iperf3, slowest node): {} Gbit/s".format(_gbps(s["link_Bps"])),
-        "",
     ]
+    if overhead_line(doc):
+        out.append("- " + overhead_line(doc).replace(": ", ": **", 1).replace(" (", "** (", 1))
+    if doc.get("nccl_tests"):
+        out.append(
+            "- nccl-tests all_reduce_perf average bus bandwidth: %s GB/s; Horovod / nccl-tests bus bandwidth at "
+            ">= 64 MiB: **%s**" % (_f(doc["nccl_tests"].get("avg_busbw_GBps")), _f(s.get("ratio_nccl_tests_large")))
+        )
+    out.append("")
     out += [
         "## Allreduce (%d workers)" % ar["workers"],
         "",
@@ -140,17 +303,19 @@ def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
         )
     out += ["", "Bus bandwidth = size / time x 2(n-1)/n; time = median over iterations of the slowest rank.", ""]
     if doc["scaling"]:
+        out += ["## Training throughput (synthetic data)", ""]
+        if shared_warning(doc):
+            out += ["> **Contention, not scaling**: " + shared_warning(doc) + ".", ""]
         out += [
-            "## Training throughput (synthetic data)",
-            "",
-            "| workers | model | device | samples/s total | samples/s per worker | efficiency |",
-            "|---:|---|---|---:|---:|---:|",
+            "| workers | nodes | model | device | samples/s total | samples/s per worker | efficiency |",
+            "|---:|---:|---|---|---:|---:|---:|",
         ]
         for sc in doc["scaling"]:
             out.append(
-                "| %d | %s | %s | %.1f | %.1f | %s |"
+                "| %d | %s | %s | %s | %.1f | %.1f | %s |"
                 % (
                     sc["workers"],
+                    sc.get("nodes") or "-",
                     sc["model"],
                     sc["device"],
                     sc["samples_per_s_total"],
@@ -159,6 +324,8 @@ def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
                 )
             )
         out += ["", "Efficiency = throughput(N) / (N x throughput(1)).", ""]
+    out += _overhead_section(doc)
+    out += _nccl_tests_section(doc)
     if doc["link"]:
         out += ["## Link (iperf3 from the launcher)", "", "| host | Gbit/s |", "|---|---:|"]
         out += ["| {} | {:.2f} |".format(x["host"], x["bits_per_second"] / 1e9) for x in doc["link"]]
@@ -172,6 +339,7 @@ def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
         for h in doc["hosts"]:
             rest = ", ".join(f"{k}={h[k]}" for k in sorted(h) if k not in ("name", "address", "slots"))
             out.append("| {} | {} | {} | {} |".format(h["name"], h.get("address", "-"), h.get("slots", "-"), rest))
+    out += _nodes_section(doc)
     if doc["stack"]:
         out += ["", "## Stack", "", "| component | version |", "|---|---|"]
         out += [

@@ -1,18 +1,25 @@
 # Copyright: (c) 2026, gpucluster.horovod contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The horovodrun host list and command line, built on the controller.
+"""The horovodrun host list and command line, and the mpirun line of nccl-tests, built on the controller.
 
-Pure Python (no Ansible imports), used by the ``horovodrun_hosts``, ``horovodrun_hosts_arg`` and
-``horovodrun_argv`` filters. Inputs are plain dicts: each node's published facts as the roles read
-them (``ansible_facts``, ``gpucluster_interconnect``, ``gpucluster_gpu``, ``horovod_slots``).
+Pure Python (no Ansible imports), used by the ``horovodrun_hosts``, ``horovodrun_hosts_arg``,
+``horovodrun_argv`` and ``nccl_tests_argv`` filters. Inputs are plain dicts: each node's published
+facts as the roles read them (``ansible_facts`` with gpu_facts' ``gpucluster_gpu``,
+``gpucluster_interconnect``, ``horovod_slots``).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 # Worker counts of the scaling runs when none are given: powers of two below the total, then the total.
 WORKER_LADDER = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
+
+
+# One message size of horovod_benchmark_sizes ("4K", "64MiB", "1024"); the input checks refuse anything else.
+_SIZE = re.compile(r"^\s*(\d+)\s*([KMG]?)i?B?\s*$", re.IGNORECASE)
+_SIZE_UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
 
 
 class HorovodrunError(ValueError):
@@ -29,13 +36,22 @@ def _positive_int(value: Any, what: str) -> int:
     return number
 
 
+def gpu_facts(hostvars: Mapping[str, Any]) -> Dict[str, Any]:
+    """The host's gpu_facts result: ``ansible_facts['gpucluster_gpu']`` (a module's facts live there when
+    ``inject_facts_as_vars`` is off, as in this collection), else a ``gpucluster_gpu`` host variable, else {}."""
+    facts = hostvars.get("ansible_facts") or {}
+    gpu = facts.get("gpucluster_gpu") if isinstance(facts, Mapping) else None
+    if not isinstance(gpu, Mapping):
+        gpu = hostvars.get("gpucluster_gpu")
+    return dict(gpu) if isinstance(gpu, Mapping) else {}
+
+
 def host_slots(name: str, hostvars: Mapping[str, Any], default_slots: Any) -> int:
-    """Workers on one host: ``horovod_slots`` if set, else its GPU count (``gpucluster_gpu``), else the default."""
+    """Workers on one host: ``horovod_slots`` if set, else its GPU count (gpu_facts), else the default."""
     explicit = hostvars.get("horovod_slots")
     if explicit not in (None, ""):
         return _positive_int(explicit, f"horovod_slots of {name}")
-    gpu = hostvars.get("gpucluster_gpu") or {}
-    count = gpu.get("gpu_count") if isinstance(gpu, Mapping) else None
+    count = gpu_facts(hostvars).get("gpu_count")
     if count not in (None, "") and int(count) > 0:
         return int(count)
     return _positive_int(default_slots, "the default slot count")
@@ -51,7 +67,7 @@ def launch_order(nodes: Sequence[str], launcher: str) -> List[str]:
 def cluster_hosts(
     nodes: Sequence[str], launcher: str, hostvars: Mapping[str, Mapping[str, Any]], default_slots: Any = 1
 ) -> List[Dict[str, Any]]:
-    """One dict per node in launch order: inventory name, hostname, interconnect address, slots, size, OS."""
+    """One dict per node in launch order: inventory name, hostname, interconnect address, slots, GPUs, size, OS."""
     hosts = []
     for name in launch_order(nodes, launcher):
         hv = hostvars.get(name)
@@ -67,6 +83,7 @@ def cluster_hosts(
                 "hostname": facts.get("hostname") or name,
                 "address": interconnect.get("address") or default_ipv4.get("address") or name,
                 "slots": host_slots(name, hv, default_slots),
+                "gpus": int(gpu_facts(hv).get("gpu_count") or 0),
                 "cpus": facts.get("processor_vcpus"),
                 "memory_mb": facts.get("memtotal_mb"),
                 "os": os_name,
@@ -149,3 +166,61 @@ def launch_argv(
     if network_interface and is_remote_run(value, hosts[0]["address"], launcher_is_node):
         argv += ["--network-interface", network_interface]
     return argv + [str(a) for a in program]
+
+
+def mpirun_argv(
+    hosts: Sequence[Mapping[str, Any]],
+    workers: Any,
+    program: Sequence[Any],
+    *,
+    mpirun: str = "mpirun",
+    ssh_port: Any = 22,
+    network_interface: str = "",
+    env: Optional[Mapping[str, Any]] = None,
+    forward: Sequence[str] = ("PATH",),
+    run_timeout: Any = 900,
+) -> List[str]:
+    """``timeout … mpirun -np W -H a:n,… -bind-to none -map-by slot -x … -mca … program``: one process per slot.
+
+    The conventions of the benchmark's horovodrun jobs: the same hosts filled in the same order, the job
+    environment passed along (``-x K=V``), the inter-node interface and the nodes' SSH port. ``forward``
+    names variables passed with their launcher value (``-x NAME``): only ones the launcher sets (the task's
+    PATH), as Open MPI warns about an unset one.
+    """
+    value = hosts_arg(hosts, workers)
+    argv = ["timeout", "--kill-after=15", str(_positive_int(run_timeout, "the run timeout")), mpirun]
+    argv += ["-np", str(_positive_int(workers, "the worker count")), "-H", value, "-bind-to", "none", "-map-by", "slot"]
+    for name in forward:
+        argv += ["-x", str(name)]
+    for key, val in sorted((env or {}).items()):
+        if key in forward:
+            continue
+        argv += ["-x", f"{key}={val}"]
+    if network_interface:
+        argv += ["-mca", "btl_tcp_if_include", network_interface]
+    argv += ["-mca", "plm_rsh_args", f"-p {_positive_int(ssh_port, 'the SSH port')}"]
+    return argv + [str(a) for a in program]
+
+
+def largest_size(sizes: Any) -> int:
+    """The largest of a comma list of message sizes ("4K,64M,1G" -> 1073741824), in bytes."""
+    values = []
+    for part in str(sizes).split(","):
+        match = _SIZE.match(part)
+        if not match or int(match.group(1)) <= 0:
+            raise HorovodrunError(f"{part.strip()!r} of the sizes {sizes!r} is not a size (e.g. 4K, 64M, 1G)")
+        values.append(int(match.group(1)) * _SIZE_UNITS[match.group(2).upper()])
+    return max(values)
+
+
+def nccl_tests_argv(
+    hosts: Sequence[Mapping[str, Any]],
+    workers: Any,
+    program: str,
+    sizes: Any,
+    **options: Any,
+) -> List[str]:
+    """nccl-tests' ``<program> -b 8 -e MAX -f 2 -g 1`` under :func:`mpirun_argv`: one process per GPU, sizes
+    doubling from 8 B to the largest of ``sizes`` (so every power-of-two size of the Horovod sweep is among them)."""
+    top = max(8, largest_size(sizes))
+    return mpirun_argv(hosts, workers, [program, "-b", "8", "-e", str(top), "-f", "2", "-g", "1"], **options)

@@ -53,6 +53,13 @@ def _warmup_steps(values, ctx):
         )
 
 
+@check("horovod_benchmark_nccl_tests", description="auto, true or false")
+def _nccl_tests(values, ctx):
+    value = values["horovod_benchmark_nccl_tests"]
+    if str(value).lower() not in ("auto", "true", "false"):
+        yield Finding("horovod_benchmark_nccl_tests", value, "not a choice", "auto, true or false")
+
+
 @check("horovod_slots", description="horovod_slots (a host variable), when set: a whole number >= 1")
 def _host_slots(values, ctx):
     slots = values["horovod_slots"]
@@ -71,12 +78,14 @@ CHECKS = [
     _sizes,
     _worker_counts,
     _warmup_steps,
+    _nccl_tests,
     training_user("horovod_benchmark_user"),
     absolute_path(
         "horovod_benchmark_venv",
         "horovod_benchmark_program_dir",
         "horovod_benchmark_work_dir",
         "horovod_benchmark_results_dir",
+        "horovod_benchmark_nccl_tests_dir",
     ),
     inventory_hosts("horovod_benchmark_nodes"),
     inventory_host("horovod_benchmark_launcher"),

@@ -19,6 +19,12 @@ Launched with ``horovodrun`` (Gloo or MPI controller), for ``--framework pytorch
     cross-worker all-reduce (ring on CPU, NCCL on GPU); the workers' addresses come
     from Horovod (allgather_object) before it is shut down, the results are gathered
     with the strategy's own all-reduce.
+``--mode plain``
+    the plain-framework baseline: the training part alone, in ONE process started
+    directly with python (not horovodrun), without Horovod (no hvd.init, no
+    DistributedOptimizer; TensorFlow: the same Keras model.fit without Horovod's
+    optimizer and callback), on the device a one-worker Horovod run uses (GPU 0, else
+    the CPU).  Horovod's samples/s at one worker over this is its overhead.
 
 Rank 0 gathers every rank's figures with allgather_object and writes one JSON
 document (``--output``); the controller-side combiner
@@ -399,6 +405,7 @@ class SmallConvNet:
 
 
 def run_training(torch, hvd, rank, device, args):
+    """Synthetic training: with Horovod (hvd) its DistributedOptimizer and broadcasts; hvd None: plain PyTorch."""
     model_name = args.model
     model = None
     if model_name in ("auto", "resnet50"):
@@ -415,10 +422,11 @@ def run_training(torch, hvd, rank, device, args):
         model_name = "smallconvnet"
     model.to(device)
     params = sum(p.numel() for p in model.parameters())
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.01 * hvd.size(), momentum=0.9)
-    optimizer = hvd.DistributedOptimizer(optimizer, named_parameters=model.named_parameters(), op=hvd.Average)
-    hvd.broadcast_parameters(model.state_dict(), root_rank=0)
-    hvd.broadcast_optimizer_state(optimizer, root_rank=0)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01 * (hvd.size() if hvd else 1), momentum=0.9)
+    if hvd is not None:
+        optimizer = hvd.DistributedOptimizer(optimizer, named_parameters=model.named_parameters(), op=hvd.Average)
+        hvd.broadcast_parameters(model.state_dict(), root_rank=0)
+        hvd.broadcast_optimizer_state(optimizer, root_rank=0)
     data = torch.randn(args.batch_size, 3, args.image_size, args.image_size, device=device)
     target = torch.randint(0, args.num_classes, (args.batch_size,), device=device)
     loss_fn = torch.nn.CrossEntropyLoss()
@@ -493,8 +501,21 @@ def tf_small_convnet(tf, image_size, num_classes):
     )
 
 
+def tf_sgd(tf, learning_rate, keras2):
+    """SGD with momentum 0.9. Horovod's Keras wrapper needs a Keras 2 optimizer (TensorFlow >= 2.11 keeps them as
+    optimizers.legacy); the plain baseline takes the same class where it exists, else Keras 3's own."""
+    legacy = getattr(tf.keras.optimizers, "legacy", None)
+    if legacy is not None:
+        try:
+            return legacy.SGD(learning_rate=learning_rate, momentum=0.9)
+        except ImportError:  # Keras 3: the legacy optimizers are gone
+            if keras2:
+                raise
+    return tf.keras.optimizers.SGD(learning_rate=learning_rate, momentum=0.9)
+
+
 def run_training_tf(tf, hvdk, rank, size, device_name, args):  # noqa: PLR0917 - framework modules passed in
-    """Synthetic Keras training with horovod.tensorflow.keras.DistributedOptimizer (model.fit)."""
+    """Synthetic Keras training (model.fit) with horovod.tensorflow.keras.DistributedOptimizer; hvdk None: plain."""
     model_name = "smallconvnet" if args.model == "smallconvnet" else "resnet50"
     with tf.device(device_name):
         if model_name == "resnet50":
@@ -503,14 +524,14 @@ def run_training_tf(tf, hvdk, rank, size, device_name, args):  # noqa: PLR0917 -
             )
         else:
             model = tf_small_convnet(tf, args.image_size, args.num_classes)
-        # Horovod's Keras wrapper needs a Keras 2 optimizer: TensorFlow >= 2.11 keeps them as optimizers.legacy.
-        optimizers = getattr(tf.keras.optimizers, "legacy", tf.keras.optimizers)
-        opt = hvdk.DistributedOptimizer(optimizers.SGD(learning_rate=0.01 * size, momentum=0.9), op=hvdk.Average)
+        opt = tf_sgd(tf, 0.01 * size, keras2=hvdk is not None)
+        if hvdk is not None:
+            opt = hvdk.DistributedOptimizer(opt, op=hvdk.Average)
         model.compile(loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), optimizer=opt)
         data = tf.random.uniform((args.batch_size, args.image_size, args.image_size, 3))
         target = tf.random.uniform((args.batch_size,), maxval=args.num_classes, dtype=tf.int64)
     dataset = tf.data.Dataset.from_tensors((data, target)).repeat()
-    callbacks = [hvdk.callbacks.BroadcastGlobalVariablesCallback(0)]
+    callbacks = [hvdk.callbacks.BroadcastGlobalVariablesCallback(0)] if hvdk is not None else []
     # the warm-up fit also broadcasts rank 0's initial weights (after its first batch)
     model.fit(dataset, steps_per_epoch=max(1, args.warmup_steps), epochs=1, callbacks=callbacks, verbose=0)
     t0 = time.perf_counter()
@@ -568,6 +589,56 @@ def mwms_worker(args):
     return 0
 
 
+def tf_rank_info(tf, rank, local_rank, device_type):
+    """This rank's facts with TensorFlow: host, versions (the CUDA TensorFlow was built for), device."""
+    info = {
+        "rank": rank,
+        "local_rank": local_rank,
+        "hostname": socket.gethostname(),
+        "pid": os.getpid(),
+        "python": platform.python_version(),
+        "tensorflow": tf.__version__,
+        "device": device_type,
+        "cuda_available": bool(tf.config.list_physical_devices("GPU")),
+        "tf_intra_op_threads": tf.config.threading.get_intra_op_parallelism_threads(),
+    }
+    cuda = tf.sysconfig.get_build_info().get("cuda_version")
+    if cuda:
+        info["cuda"] = cuda
+    if device_type == "cuda":
+        details = tf.config.experimental.get_device_details(tf.config.list_physical_devices("GPU")[0])
+        info["gpu"] = details.get("device_name", "GPU")
+    return info
+
+
+def main_plain(args, started):
+    """--mode plain: the training part in this one process with the framework alone (no Horovod at all).
+
+    The same model, batch, image size, steps and warm-up as the Horovod runs, on the device a one-worker
+    Horovod run picks (local rank 0: GPU 0, else the CPU).
+    """
+    env_seen = {k: os.environ[k] for k in TUNING_ENV if k in os.environ}
+    if args.framework == "tensorflow":
+        import tensorflow as tf  # noqa: PLC0415
+
+        device_name, device_type = tf_pick_device(tf, 0, args.device)
+        infos = [tf_rank_info(tf, 0, 0, device_type)]
+        doc = base_document(args, 0, "tensorflow", tf.__version__, 1, started, device_type, infos, env_seen)
+        doc["library"] = "keras"
+        tr = run_training_tf(tf, None, 0, 1, device_name, args)
+    else:
+        import torch  # noqa: PLC0415
+
+        device = pick_device(torch, 0, args.device)
+        device_type = device.type
+        infos = [rank_info(torch, 0, 0, device)]
+        doc = base_document(args, 0, "pytorch", torch.__version__, 1, started, device_type, infos, env_seen)
+        doc["library"] = "torch"
+        tr = run_training(torch, None, 0, device, args)
+    doc["training"] = training_summary(tr, [tr], device_type, 1)
+    return write_result(0, doc, args)
+
+
 def main_tensorflow(args, started):  # noqa: PLR0915 - the TensorFlow modes, read top to bottom
     """--framework tensorflow: Horovod through horovod.tensorflow, the peer through MultiWorkerMirroredStrategy."""
     import horovod.tensorflow.keras as hvdk  # noqa: PLC0415
@@ -584,20 +655,7 @@ def main_tensorflow(args, started):  # noqa: PLR0915 - the TensorFlow modes, rea
     device_name, device_type = tf_pick_device(tf, local_rank, args.device)
     if device_type == "cpu":
         log(rank, "no GPU visible to TensorFlow: running on CPU")
-    info = {
-        "rank": rank,
-        "local_rank": local_rank,
-        "hostname": socket.gethostname(),
-        "pid": os.getpid(),
-        "python": platform.python_version(),
-        "tensorflow": tf.__version__,
-        "device": device_type,
-        "cuda_available": bool(tf.config.list_physical_devices("GPU")),
-        "tf_intra_op_threads": tf.config.threading.get_intra_op_parallelism_threads(),
-    }
-    if device_type == "cuda":
-        details = tf.config.experimental.get_device_details(tf.config.list_physical_devices("GPU")[0])
-        info["gpu"] = details.get("device_name", "GPU")
+    info = tf_rank_info(tf, rank, local_rank, device_type)
     infos = hvdtf.allgather_object(info, name="bench.ranks")
     doc = base_document(args, rank, "tensorflow", tf.__version__, size, started, device_type, infos, env_seen)
     ops = TfOps(tf, device_name)
@@ -647,12 +705,18 @@ def main_tensorflow(args, started):  # noqa: PLR0915 - the TensorFlow modes, rea
 
 def base_document(args, rank, framework, framework_version, size, started, device_type, infos, env):  # noqa: PLR0917 - the run's facts, named at the call
     """The fields every result document starts with (the framework's version under "torch" or "tensorflow")."""
-    import horovod  # noqa: PLC0415 - imported after argument parsing, like the frameworks
+    try:
+        import horovod  # noqa: PLC0415 - imported after argument parsing, like the frameworks
 
+        horovod_version = horovod.__version__
+    except ImportError:
+        if args.mode != "plain":
+            raise
+        horovod_version = None  # the plain baseline does not need Horovod
     log(
         rank,
         "mode=%s size=%d device=%s horovod=%s %s=%s"
-        % (args.mode, size, device_type, horovod.__version__, _VERSION_KEY[framework], framework_version),
+        % (args.mode, size, device_type, horovod_version, _VERSION_KEY[framework], framework_version),
     )
     # TensorFlow's sweep has no in-place allreduce and no polling (horovod.tensorflow returns a new tensor)
     pytorch = framework == "pytorch"
@@ -663,7 +727,7 @@ def base_document(args, rank, framework, framework_version, size, started, devic
         "tag": args.tag,
         "size": size,
         "started": started,
-        "horovod": horovod.__version__,
+        "horovod": horovod_version,
         _VERSION_KEY[framework]: framework_version,
         "device": device_type,
         "ranks": infos,
@@ -702,9 +766,26 @@ def rank_info(torch, rank, local_rank, device):
         "cuda_available": bool(torch.cuda.is_available()),
         "torch_threads": torch.get_num_threads(),
     }
+    if torch.version.cuda:
+        info["cuda"] = torch.version.cuda
     if device.type == "cuda":
         info["gpu"] = torch.cuda.get_device_name(device)
+        info["nccl"] = nccl_version(torch)
     return info
+
+
+def nccl_version(torch):
+    """The NCCL torch loaded, as "2.21.5" (torch.cuda.nccl.version(): a tuple, or an int code in old releases)."""
+    try:
+        version = torch.cuda.nccl.version()
+    except (AttributeError, RuntimeError):
+        return None
+    if isinstance(version, tuple):
+        return ".".join(str(part) for part in version)
+    code = int(version)
+    if code >= 20900:
+        return "%d.%d.%d" % (code // 10000, code // 100 % 100, code % 100)
+    return "%d.%d.%d" % (code // 1000, code // 100 % 10, code % 100)
 
 
 def pick_device(torch, local_rank, want):
@@ -719,11 +800,12 @@ def main(argv=None):  # noqa: PLR0912, PLR0915 - argument table and the modes, r
     p.add_argument("--framework", choices=["pytorch", "tensorflow"], default="pytorch")
     p.add_argument(
         "--mode",
-        choices=["horovod", "torch", "both", "tensorflow"],
+        choices=["horovod", "torch", "both", "tensorflow", "plain"],
         default="horovod",
         help="torch / tensorflow: the peer baseline of that framework (torch.distributed, or TensorFlow's "
         "MultiWorkerMirroredStrategy); both: Horovod and torch.distributed sweeps interleaved in one job "
-        "(PyTorch only, no training)",
+        "(PyTorch only, no training); plain: the training alone in one process without Horovod, started "
+        "with python directly (the overhead baseline)",
     )
     p.add_argument("--tag", default="run", help="label of this run, copied into the JSON")
     p.add_argument("--output", help="JSON file written by rank 0")
@@ -771,15 +853,21 @@ def main(argv=None):  # noqa: PLR0912, PLR0915 - argument table and the modes, r
     args = p.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     peer_mode = {"pytorch": ("torch", "both"), "tensorflow": ("tensorflow",)}[args.framework]
-    if args.mode != "horovod" and args.mode not in peer_mode:
+    if args.mode not in ("horovod", "plain") and args.mode not in peer_mode:
         p.error(
-            "--mode %s does not go with --framework %s (choose horovod or %s)"
+            "--mode %s does not go with --framework %s (choose horovod, plain or %s)"
             % (args.mode, args.framework, " or ".join(peer_mode))
         )
-    if args.mode != "horovod":
+    if args.mode == "plain":
+        if not args.training:
+            p.error("--mode plain runs the training part only: drop --no-training")
+        args.allreduce = False
+    elif args.mode != "horovod":
         args.training = False
 
     started = datetime.datetime.now(datetime.timezone.utc).isoformat()
+    if args.mode == "plain":
+        return main_plain(args, started)
     if args.mwms_worker:
         return mwms_worker(args)
     if args.framework == "tensorflow":

@@ -73,3 +73,25 @@ def test_bad_iperf_fails_naming_host(raw, tmp_path):
     (raw / "iperf3-n3.json").write_text(json.dumps({"error": "unable to connect to server: Connection refused"}))
     with pytest.raises(AnsibleActionFail, match="iperf3 to n3 failed"):
         make_action({"raw_dir": str(raw), "dest": str(tmp_path / "o"), "run_id": "x"}).run(task_vars={})
+
+
+def test_plain_run_nodes_and_nccl_tests_reach_the_report(raw, tmp_path):
+    shutil.copy(FIX / "run-plain.json", raw / "n1" / "run-plain.json")
+    shutil.copy(FIX / "nccl-tests" / "all_reduce_perf-2x8-h100.txt", raw / "nccl-tests-all_reduce_perf.txt")
+    nodes = [
+        {"name": "n1", "hostname": "vm", "boot_id": "b0", "gpu_count": 0, "topo": None, "topo_error": None},
+        {"name": "n2", "hostname": "n2", "boot_id": "b0", "gpu_count": 0, "topo": None, "topo_error": None},
+    ]
+    dest = tmp_path / "out"
+    res = make_action({"raw_dir": str(raw), "dest": str(dest), "run_id": "t2", "plots": False, "nodes": nodes}).run(
+        task_vars={}
+    )
+    doc = json.loads((dest / "result.json").read_text())
+    assert doc["summary"]["shared_machines"] == [["n1", "n2"]]
+    assert res["summary"]["shared_machines"] == [["n1", "n2"]]
+    assert doc["overhead"]["plain_samples_per_s"] > 0
+    assert doc["nccl_tests"]["source"] == "nccl-tests-all_reduce_perf.txt"
+    assert doc["nccl_tests"]["avg_busbw_GBps"] == pytest.approx(70.742)
+    assert any(line.startswith("WARNING: nodes n1, n2 share one kernel") for line in res["summary_lines"])
+    report = (dest / "report.md").read_text()
+    assert "## Nodes" in report and "## nccl-tests all_reduce_perf" in report

@@ -18,12 +18,13 @@ def test_filters_are_registered():
         "horovodrun_worker_counts",
         "horovodrun_hosts_arg",
         "horovodrun_argv",
+        "nccl_tests_argv",
     }
 
 
 def test_hosts_reads_only_the_published_facts():
     hv = _HostVars(
-        n1={"ansible_facts": {"hostname": "n1"}, "gpucluster_gpu": {"gpu_count": 4}, "secret": "x"},
+        n1={"ansible_facts": {"hostname": "n1", "gpucluster_gpu": {"gpu_count": 4}}, "secret": "x"},
         n2={"ansible_facts": {"hostname": "n2"}, "horovod_slots": 2},
     )
     hosts = f.horovodrun_hosts(["n1", "n2"], "n2", hv)
@@ -41,3 +42,10 @@ def test_argv_passes_options():
     argv = f.horovodrun_argv([{"address": "a", "slots": 1}], 1, "hr", ["p"], ssh_port=2222, controller="mpi")
     assert argv[argv.index("-p") + 1] == "2222"
     assert "--mpi" in argv
+
+
+def test_nccl_tests_argv_names_itself_in_errors():
+    argv = f.nccl_tests_argv([{"address": "a", "slots": 2}], 2, "/p", "1M", ssh_port=2222)
+    assert argv[argv.index("-H") + 1] == "a:2"
+    with pytest.raises(AnsibleFilterError, match=r"^nccl_tests_argv: 'lots' of the sizes 'lots' is not a size"):
+        f.nccl_tests_argv([{"address": "a", "slots": 2}], 2, "/p", "lots")

@@ -218,6 +218,11 @@ def test_schema_against_jsonschema():
     jsonschema = pytest.importorskip("jsonschema")
     doc = b.combine(synthetic_runs(), run_id="r")
     jsonschema.validate(json.loads(json.dumps(doc)), b.RESULT_SCHEMA)
+    # with every optional section: the plain baseline, the nodes and nccl-tests
+    nodes = b.node_entries([{"name": "n1"}, {"name": "n2"}], boot_ids={"n1": "x", "n2": "x"})
+    nccl = (FIX / "nccl-tests" / "all_reduce_perf-2x8-h100.txt").read_text()
+    full = b.combine([*synthetic_runs(), plain_doc(120.0)], nodes=nodes, nccl_tests=nccl, run_id="r")
+    jsonschema.validate(json.loads(json.dumps(full)), b.RESULT_SCHEMA)
     schema_file = Path(__file__).resolve().parents[4] / "roles" / "horovod_benchmark" / "files" / "result.schema.json"
     assert json.loads(schema_file.read_text()) == json.loads(json.dumps(b.RESULT_SCHEMA))
 
@@ -330,3 +335,274 @@ def test_pytorch_documents_without_the_framework_field_stay_pytorch():
     doc = b.combine(runs, run_id="old")
     assert doc["summary"]["framework"] == "pytorch"
     assert "Framework: **PyTorch 2.13.0+cpu**" in r.render_markdown(doc)
+
+
+# ------------------------------------------------------- plain-framework baseline
+def plain_doc(samples_per_s, model="smallconvnet", device="cpu"):
+    """A --mode plain document of the shape hvd_benchmark.py writes (one process, no Horovod)."""
+    return {
+        "program_version": 1,
+        "mode": "plain",
+        "tag": "plain",
+        "size": 1,
+        "device": device,
+        "library": "torch",
+        "ranks": [{"rank": 0, "hostname": "n1"}],
+        "training": {
+            "model": model,
+            "device": device,
+            "samples_per_s_total": samples_per_s,
+            "samples_per_s_per_worker": samples_per_s,
+            "ranks_reported": 1,
+        },
+    }
+
+
+def test_overhead_ratio_is_horovod_at_one_worker_over_plain():
+    doc = b.combine([*synthetic_runs(), plain_doc(125.0)], run_id="r")
+    # Horovod 1 worker: 100 samples/s; plain: 125 samples/s
+    assert doc["overhead"]["plain_samples_per_s"] == pytest.approx(125.0)
+    assert doc["overhead"]["horovod_1_samples_per_s"] == pytest.approx(100.0)
+    assert doc["overhead"]["overhead_ratio"] == pytest.approx(0.8)
+    assert doc["overhead"]["comparable"] is True
+    assert doc["summary"]["overhead_ratio"] == pytest.approx(0.8)
+    # the plain run is neither a peer baseline nor a scaling point
+    assert doc["allreduce"]["peer_library"] == "torch.distributed/gloo"
+    assert [s["workers"] for s in doc["scaling"]] == [1, 2, 3]
+    assert doc["summary"]["every_rank_reported"] is True
+    assert b.schema_errors(doc) == []
+    md = r.render_markdown(doc)
+    assert "## Horovod overhead at one worker" in md
+    assert "| **overhead ratio** (Horovod / plain) | **0.80** |" in md
+    assert any(line.startswith("Horovod overhead at one worker: 0.80") for line in r.summary_table(doc))
+
+
+def test_overhead_without_a_one_worker_run_or_with_another_model():
+    doc = b.combine([*synthetic_runs()[1:], plain_doc(125.0)], run_id="r")
+    assert doc["overhead"]["overhead_ratio"] is None
+    assert doc["summary"]["overhead_ratio"] is None
+    assert "no one-worker Horovod run" in r.render_markdown(doc)
+    other = b.combine([*synthetic_runs(), plain_doc(125.0, model="resnet50")], run_id="r")
+    assert other["overhead"]["comparable"] is False
+    assert "NOT the same model" in r.overhead_line(other)
+
+
+def test_results_without_plain_run_nodes_or_nccl_tests_stay_valid():
+    doc = b.combine(synthetic_runs(), run_id="old")
+    assert doc["overhead"] is None and doc["nccl_tests"] is None and doc["nodes"] == []
+    assert doc["summary"]["shared_machines"] == []
+    # a result.json written before these sections existed still loads
+    for key in ("overhead", "nccl_tests", "nodes"):
+        doc.pop(key)
+    for key in ("shared_machines", "overhead_ratio", "ratio_nccl_tests_large"):
+        doc["summary"].pop(key)
+    assert b.load_result(json.dumps(doc))["run_id"] == "old"
+    assert "## Nodes" not in r.render_markdown(doc)
+
+
+def test_real_plain_document_combines():
+    runs = [
+        {"source": name, "doc": load(name)} for name in ("run-hvd-np2.json", "run-torch-np2.json", "run-plain.json")
+    ]
+    doc = b.combine(runs, run_id="fixture")
+    plain = next(run for run in doc["runs"] if run["mode"] == "plain")
+    assert plain["workers"] == 1 and plain["library"] == "torch"
+    assert doc["overhead"]["plain_samples_per_s"] == pytest.approx(
+        load("run-plain.json")["training"]["samples_per_s_total"]
+    )
+    # the fixtures' Horovod runs trained nothing (--no-training): no ratio
+    assert doc["overhead"]["horovod_1_samples_per_s"] is None
+    assert doc["summary"]["every_rank_reported"] is True
+    assert b.schema_errors(doc) == []
+
+
+# ------------------------------------------------------------------- nodes
+def test_node_entries_from_gpu_facts_boot_ids_and_topology():
+    h100 = load("gpu_facts-h100.json")
+    hosts = [{"name": "gpu1", "hostname": "gpu1"}, {"name": "cpu1", "hostname": "cpu1"}, {"name": "gpu2"}]
+    nodes = b.node_entries(
+        hosts,
+        gpus={"gpu1": h100, "gpu2": h100},
+        boot_ids={"gpu1": "0b6a61c6-2a9c-4f0e-9c55-4d3c1bb4e9d1\n", "cpu1": "1d3f"},
+        topo={
+            "gpu1": {"rc": 0, "stdout": "\tGPU0\tCPU Affinity\nGPU0\t X \t0-25\n", "stderr": ""},
+            "gpu2": {"rc": 9, "stdout": "", "stderr": "NVIDIA-SMI has failed because it couldn't communicate"},
+        },
+    )
+    gpu1, cpu1, gpu2 = nodes
+    assert gpu1["gpu_models"] == ["NVIDIA H100 80GB HBM3"] and gpu1["gpu_count"] == 1
+    assert (gpu1["driver_version"], gpu1["cuda_driver_version"]) == ("580.159.04", "13.0")
+    assert gpu1["boot_id"] == "0b6a61c6-2a9c-4f0e-9c55-4d3c1bb4e9d1"
+    assert gpu1["topo"].startswith("\tGPU0") and gpu1["topo_error"] is None
+    assert (cpu1["gpu_count"], cpu1["topo"], cpu1["topo_error"]) == (0, None, None)
+    assert gpu2["hostname"] == "gpu2" and gpu2["boot_id"] is None
+    assert gpu2["topo"] is None
+    assert (
+        gpu2["topo_error"] == "nvidia-smi topo -m failed (rc 9): NVIDIA-SMI has failed because it couldn't communicate"
+    )
+
+
+@pytest.mark.parametrize(
+    ("boot_ids", "groups"),
+    [
+        ({"n1": "a", "n2": "a", "n3": "a"}, [["n1", "n2", "n3"]]),
+        ({"n1": "a", "n2": "b", "n3": "a"}, [["n1", "n3"]]),
+        ({"n1": "a", "n2": "b", "n3": "c"}, []),
+        ({"n1": "a", "n2": None, "n3": None}, []),  # unknown boot ids are no evidence
+    ],
+)
+def test_shared_machines_group_by_boot_id(boot_ids, groups):
+    nodes = [{"name": n, "boot_id": boot_ids[n]} for n in ("n1", "n2", "n3")]
+    assert b.shared_machines(nodes) == groups
+
+
+def test_shared_machine_is_flagged_in_summary_and_report():
+    hosts = [{"name": f"node-{i}", "hostname": f"n{i}"} for i in (1, 2, 3)]
+    nodes = b.node_entries(hosts, boot_ids={"node-1": "same", "node-2": "same", "node-3": "same"})
+    doc = b.combine(synthetic_runs(), nodes=nodes, run_id="r")
+    assert doc["summary"]["shared_machines"] == [["node-1", "node-2", "node-3"]]
+    assert b.schema_errors(doc) == []
+    md = r.render_markdown(doc)
+    warning = "nodes node-1, node-2, node-3 share one kernel (the same boot id)"
+    head = md.partition("## Allreduce")[0]
+    assert warning in head  # prominent: among the first lines
+    training = md[md.index("## Training throughput") : md.index("| workers | nodes |")]
+    assert "Contention, not scaling" in training and warning in training
+    assert any(line.startswith("WARNING: " + warning) for line in r.summary_table(doc))
+    # the ranks ran on n1..n3 (synthetic_runs' hostnames): the scaling table says how many nodes each count spanned
+    assert [s["nodes"] for s in doc["scaling"]] == [1, 2, 3]
+    assert "| 3 | 3 | smallconvnet | cpu | 240.0 | 80.0 | 0.80 |" in md
+
+
+def test_nodes_section_has_gpus_versions_and_topology():
+    h100 = load("gpu_facts-h100.json")
+    topo = "\tGPU0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\nGPU0\t X \t0-25\t0\t\tN/A"
+    nodes = b.node_entries(
+        [{"name": "gpu1", "hostname": "n1"}, {"name": "gpu2", "hostname": "n2"}],
+        gpus={"gpu1": h100, "gpu2": h100},
+        boot_ids={"gpu1": "0b6a61c6-2a9c", "gpu2": "77d0f3aa-1111"},
+        topo={"gpu1": {"rc": 0, "stdout": topo}, "gpu2": {"rc": 2, "msg": "[Errno 2] No such file or directory"}},
+    )
+    runs = synthetic_runs()
+    for run in runs:
+        for rank in run["ranks"]:
+            rank.update(cuda="13.0", nccl="2.28.9", gpu="NVIDIA H100 80GB HBM3")
+    doc = b.combine(runs, nodes=nodes, run_id="r")
+    n1 = doc["nodes"][0]
+    assert (n1["nccl"], n1["framework_cuda"]) == ("2.28.9", "13.0")
+    assert doc["summary"]["shared_machines"] == []
+    md = r.render_markdown(doc)
+    assert "| gpu1 | NVIDIA H100 80GB HBM3 x 1 | 580.159.04 | 13.0 | 13.0 | 2.28.9 | 0b6a61c6 |" in md
+    assert "### gpu1: nvidia-smi topo -m\n\n```\n" + topo + "\n```" in md
+    assert "nvidia-smi topo -m failed (rc 2): [Errno 2] No such file or directory" in md
+    assert "share one kernel" not in md
+
+
+# ---------------------------------------------------------------- nccl-tests
+NCCL_FIX = FIX / "nccl-tests" / "all_reduce_perf-2x8-h100.txt"
+
+
+def test_parse_nccl_tests_real_two_node_output():
+    out = b.parse_nccl_tests(NCCL_FIX.read_text(), "raw/nccl-tests-all_reduce_perf.txt")
+    assert out["ranks"] == 16
+    assert out["hosts"] == ["ztan-mig-235z", "ztan-mig-gq73"]
+    assert out["gpus"] == ["NVIDIA H100 80GB HBM3"]
+    assert out["avg_busbw_GBps"] == pytest.approx(70.742)
+    assert out["out_of_bounds"] == 0 and out["correct"] is True and out["problems"] == []
+    rows = out["rows"]
+    assert [row["bytes"] for row in rows] == [8 * 2**i for i in range(31)]  # -b 8 -e 8G -f 2
+    first, big = rows[0], rows[-1]
+    assert (first["count"], first["type"], first["redop"], first["root"]) == (2, "float", "sum", -1)
+    assert first["out_of_place"] == {"time_us": 135.8, "algbw_GBps": 0.0, "busbw_GBps": 0.0, "wrong": 0}
+    # times of five digits print without decimals: 47535 us
+    assert big["out_of_place"] == {"time_us": 47535.0, "algbw_GBps": 180.71, "busbw_GBps": 338.82, "wrong": 0}
+    assert big["in_place"] == {"time_us": 47743.0, "algbw_GBps": 179.92, "busbw_GBps": 337.35, "wrong": 0}
+    # busbw = algbw x 2(n-1)/n with n = 16 ranks (nccl-tests' own convention, the same as the combiner's)
+    for row in rows[-8:]:
+        side = row["out_of_place"]
+        assert side["busbw_GBps"] == pytest.approx(side["algbw_GBps"] * b.bus_factor(16), abs=0.02)
+
+
+def test_parse_nccl_tests_with_what_mpirun_mixes_in():
+    """The real output framed as nccl-tests 2.19.6 prints it, through mpirun --tag-output, with NCCL and MPI lines."""
+    lines = NCCL_FIX.read_text().splitlines()
+    framed = [
+        "# nccl-tests version 2.19.6 nccl-headers=22809 nccl-library=22809",
+        "# Collective test starting: all_reduce_perf",
+        *lines[:25],
+        "ztan-mig-235z:6899:6899 [0] NCCL INFO Bootstrap : Using enp0s12:10.0.0.2<0>",
+        "8 more processes have sent help message help-mtl-ofi.txt / OFI call fail",
+        *("[1,0]<stdout>:" + line for line in lines[25:]),
+        "# Collective test concluded: all_reduce_perf",
+    ]
+    out = b.parse_nccl_tests("\n".join(framed))
+    assert (out["program"], out["version"], out["nccl_version"]) == ("all_reduce_perf", "2.19.6", "2.28.9")
+    assert len(out["rows"]) == 31
+    assert out["avg_busbw_GBps"] == pytest.approx(70.742)
+
+
+def test_parse_nccl_tests_flags_wrong_results_and_unconnected_processes():
+    text = NCCL_FIX.read_text()
+    wrong = text.replace("338.82      0", "338.82      3").replace(
+        "Out of bounds values : 0 OK", "Out of bounds values : 3 FAILED"
+    )
+    out = b.parse_nccl_tests(wrong)
+    assert out["correct"] is False
+    assert out["problems"] == ["3 wrong elements", "3 out-of-bounds values"]
+    # nccl-tests without MPI=1 under mpirun: every process runs alone and prints its own table
+    twice = b.parse_nccl_tests(text + "\n" + text)
+    assert twice["correct"] is False
+    assert "2 separate results" in twice["problems"][0]
+
+
+def test_parse_nccl_tests_older_layout_and_not_available_checks():
+    # nccl-tests before the root column (2019, issue-era layout), and -c 0 (no check: N/A)
+    text = "\n".join(
+        [
+            "#       size     count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error",
+            "     1048576    262144   float     sum    162.1    6.47    5.66    N/A    162.0    6.47    5.66    N/A",
+            "# Out of bounds values : 0 OK",
+            "# Avg bus bandwidth    : 5.66",
+        ]
+    )
+    out = b.parse_nccl_tests(text)
+    row = out["rows"][0]
+    assert (row["redop"], row["root"]) == ("sum", None)
+    assert row["out_of_place"] == {"time_us": 162.1, "algbw_GBps": 6.47, "busbw_GBps": 5.66, "wrong": None}
+    assert out["correct"] is True
+
+
+@pytest.mark.parametrize("bad", ["", "mpirun was unable to launch the specified application", "# Using devices\n#"])
+def test_parse_nccl_tests_without_rows_names_the_source(bad):
+    with pytest.raises(b.BenchmarkError, match=r"nccl-tests output raw/x\.txt has no result rows"):
+        b.parse_nccl_tests(bad, "raw/x.txt")
+
+
+@pytest.mark.parametrize(
+    ("code", "text"), [(22809, "2.28.9"), (21805, "2.18.5"), (2708, "2.7.8"), (0, None), ("x", None)]
+)
+def test_nccl_version_text(code, text):
+    assert b.nccl_version_text(code) == text
+
+
+def test_horovod_is_compared_with_nccl_tests_at_the_large_sizes():
+    # Horovod at 3 workers: 64 MiB in 0.2 s -> busbw 64 MiB / 0.2 x 4/3 = 447392426.7 B/s
+    doc = b.combine(synthetic_runs(), nccl_tests={"source": "raw/n.txt", "text": NCCL_FIX.read_text()}, run_id="r")
+    big = next(c for c in doc["comparison"] if c["bytes"] == 64 * MIB)
+    # synthetic runs reduce out of place (no options.inplace): nccl-tests' out-of-place 99.74 GB/s
+    assert big["nccl_tests_busbw_Bps"] == pytest.approx(99.74e9)
+    assert big["nccl_tests_ratio"] == pytest.approx(64 * MIB / 0.2 * 4 / 3 / 99.74e9)
+    assert doc["summary"]["ratio_nccl_tests_large"] == pytest.approx(big["nccl_tests_ratio"])
+    assert doc["summary"]["nccl_tests_avg_busbw_GBps"] == pytest.approx(70.742)
+    assert doc["nccl_tests"]["source"] == "raw/n.txt"
+    assert b.schema_errors(doc) == []
+    md = r.render_markdown(doc)
+    assert "## nccl-tests all_reduce_perf (16 ranks on ztan-mig-235z, ztan-mig-gq73)" in md
+    assert "| 64 MiB | 1261.6 / 1270.2 | 99.74 / 99.06 | 0.45 | 0.00 |" in md
+    assert "nccl-tests at 16 ranks: the ratio compares different worker counts" in md
+    # an in-place Horovod sweep is held against nccl-tests' in-place figures
+    runs = synthetic_runs()
+    runs[2]["options"] = {"inplace": True}
+    inplace = b.combine(runs, nccl_tests=NCCL_FIX.read_text(), run_id="r")
+    big = next(c for c in inplace["comparison"] if c["bytes"] == 64 * MIB)
+    assert big["nccl_tests_busbw_Bps"] == pytest.approx(99.06e9)

@@ -19,7 +19,8 @@ def _node(address, hostname, gpus=None, slots=None, iface_address=None):
         }
     }
     if gpus is not None:
-        hv["gpucluster_gpu"] = {"gpu_count": gpus, "gpus": []}
+        # where gpu_facts puts them: a module's facts are not injected as variables (inject_facts_as_vars = false)
+        hv["ansible_facts"]["gpucluster_gpu"] = {"gpu_count": gpus, "gpus": []}
     if slots is not None:
         hv["horovod_slots"] = slots
     if iface_address:
@@ -38,6 +39,17 @@ def test_gpu_count_sets_the_slots():
     # The old Jinja read hostvars[h]['gpucluster_gpu_count'], which nothing sets: 8 GPUs gave 1 slot.
     hosts = hr.cluster_hosts(["a", "b", "c"], "a", HOSTVARS, default_slots=1)
     assert [(h["name"], h["slots"]) for h in hosts] == [("a", 1), ("b", 8), ("c", 3)]
+
+
+def test_gpu_count_is_read_from_ansible_facts_not_only_a_host_variable():
+    # gpu_facts returns ansible_facts.gpucluster_gpu; with inject_facts_as_vars = false there is no
+    # top-level gpucluster_gpu, and reading only that gave an 8-GPU node one slot.
+    hv = {"x": {"ansible_facts": {"hostname": "x", "gpucluster_gpu": {"gpu_count": 8}}}}
+    host = hr.cluster_hosts(["x"], "x", hv)[0]
+    assert (host["slots"], host["gpus"]) == (8, 8)
+    # a gpucluster_gpu host variable (set by hand) still counts when there are no facts
+    assert hr.cluster_hosts(["y"], "y", {"y": {"gpucluster_gpu": {"gpu_count": 2}}})[0]["slots"] == 2
+    assert hr.cluster_hosts(["z"], "z", {"z": {}})[0]["gpus"] == 0
 
 
 def test_explicit_slots_win_over_gpus():
@@ -149,3 +161,58 @@ def test_argv_mpi_controller_and_bad_controller():
     assert "--mpi" in hr.launch_argv(HOSTS, 1, horovodrun="hr", program=["p"], controller="mpi")
     with pytest.raises(hr.HorovodrunError, match="gloo or mpi, got 'nccl'"):
         hr.launch_argv(HOSTS, 1, horovodrun="hr", program=["p"], controller="nccl")
+
+
+def test_mpirun_argv_follows_the_horovodrun_conventions():
+    argv = hr.mpirun_argv(
+        HOSTS,
+        5,
+        ["/x/all_reduce_perf", "-g", 1],
+        ssh_port=2222,
+        network_interface="ib0",
+        env={"NCCL_SOCKET_IFNAME": "ib0", "PATH": "/ignored", "HOROVOD_CYCLE_TIME": "1"},
+        run_timeout=300,
+    )
+    assert argv == [
+        "timeout", "--kill-after=15", "300", "mpirun", "-np", "5", "-H", "10.0.0.1:2,10.0.0.2:2,10.0.0.3:1",
+        "-bind-to", "none", "-map-by", "slot", "-x", "PATH",
+        "-x", "HOROVOD_CYCLE_TIME=1", "-x", "NCCL_SOCKET_IFNAME=ib0",
+        "-mca", "btl_tcp_if_include", "ib0", "-mca", "plm_rsh_args", "-p 2222",
+        "/x/all_reduce_perf", "-g", "1",
+    ]  # fmt: skip
+
+
+def test_mpirun_argv_without_interface_and_too_many_processes():
+    argv = hr.mpirun_argv(HOSTS, 1, ["p"])
+    assert "btl_tcp_if_include" not in argv
+    assert argv[argv.index("plm_rsh_args") + 1] == "-p 22"
+    with pytest.raises(hr.HorovodrunError, match="6 workers do not fit the 5 slots"):
+        hr.mpirun_argv(HOSTS, 6, ["p"])
+
+
+@pytest.mark.parametrize(
+    ("sizes", "largest"),
+    [
+        ("4K,16K,64K,256K,1M,4M,16M,64M,256M", 256 * 1024**2),
+        ("1G, 4KiB", 1024**3),
+        ("1024", 1024),
+        ("64mib,2k", 64 * 1024**2),
+    ],
+)
+def test_largest_size(sizes, largest):
+    assert hr.largest_size(sizes) == largest
+
+
+@pytest.mark.parametrize("bad", ["", "4K,lots", "0K", "-1M"])
+def test_largest_size_refuses(bad):
+    with pytest.raises(hr.HorovodrunError, match="is not a size"):
+        hr.largest_size(bad)
+
+
+def test_nccl_tests_argv_one_process_per_slot_up_to_the_largest_size():
+    argv = hr.nccl_tests_argv(HOSTS, 5, "/b/all_reduce_perf", "4K,64M,1M", ssh_port=22, run_timeout=600)
+    assert argv[:3] == ["timeout", "--kill-after=15", "600"]
+    assert argv[argv.index("-np") + 1] == "5"
+    assert argv[-9:] == ["/b/all_reduce_perf", "-b", "8", "-e", str(64 * 1024**2), "-f", "2", "-g", "1"]
+    # smaller than nccl-tests' first size: still a valid range
+    assert hr.nccl_tests_argv(HOSTS, 1, "p", "4")[-5] == "8"

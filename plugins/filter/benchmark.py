@@ -1,0 +1,67 @@
+# Copyright: (c) 2026, gpucluster.horovod contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Benchmark filter: benchmark_node_facts (documented in benchmark_node_facts.yml).
+
+Turns what the horovod_benchmark role gathered (gpu_facts, the registered boot-id and topology probes)
+into plain per-node dicts; the logic is in plugin_utils/_benchmark.py (node_entries).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Mapping
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils import _benchmark
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils._horovodrun import gpu_facts
+
+
+def _results(registered):
+    """The per-item results of a registered loop (or the list itself); [] for a skipped or absent task."""
+    if isinstance(registered, Mapping):
+        registered = registered.get("results") or []
+    return [r for r in registered or [] if isinstance(r, Mapping)]
+
+
+def _item_name(result):
+    item = result.get("item")
+    return str(item.get("name")) if isinstance(item, Mapping) else str(item)
+
+
+def _boot_id(result):
+    if result.get("skipped") or result.get("failed") or not result.get("content"):
+        return ""
+    try:
+        return base64.b64decode(result["content"]).decode("utf-8", "replace").strip()
+    except (binascii.Error, ValueError) as exc:
+        raise AnsibleFilterError(f"benchmark_node_facts: boot id of {_item_name(result)} is not base64: {exc}") from exc
+
+
+def benchmark_node_facts(hosts, hostvars, boot_ids=None, topo=None):
+    """Host list, hostvars, the registered boot-id slurp and nvidia-smi topo -m loops -> one dict per node."""
+    hosts = list(hosts or [])
+    gpus = {}
+    for host in hosts:
+        name = host.get("name") if isinstance(host, Mapping) else None
+        if name is None:
+            raise AnsibleFilterError(f"benchmark_node_facts: {host!r} is not a host entry of horovodrun_hosts")
+        node = hostvars[name] if name in hostvars else {}
+        gpus[name] = gpu_facts(
+            {"ansible_facts": node.get("ansible_facts"), "gpucluster_gpu": node.get("gpucluster_gpu")}
+        )
+    boots = {_item_name(r): _boot_id(r) for r in _results(boot_ids)}
+    probes = {
+        _item_name(r): {k: r.get(k) for k in ("rc", "stdout", "stderr", "msg")}
+        for r in _results(topo)
+        if not r.get("skipped")
+    }
+    return _benchmark.node_entries(hosts, gpus, boots, probes)
+
+
+class FilterModule:
+    """gpucluster.horovod benchmark filters."""
+
+    def filters(self):
+        return {"benchmark_node_facts": benchmark_node_facts}

@@ -1,0 +1,55 @@
+"""benchmark_node_facts: what the role registered (gpu_facts, slurp and command loops) as plain node dicts."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.gpucluster.horovod.plugins.filter import benchmark as f
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures" / "benchmark"
+H100 = json.loads((FIX / "gpu_facts-h100.json").read_text())
+HOSTS = [{"name": "g1", "hostname": "g1", "slots": 1}, {"name": "c1", "hostname": "c1", "slots": 1}]
+
+
+def _slurped(name, text):
+    return {"item": {"name": name}, "content": base64.b64encode(text.encode()).decode(), "encoding": "base64"}
+
+
+def test_filter_is_registered():
+    assert set(f.FilterModule().filters()) == {"benchmark_node_facts"}
+
+
+def test_node_facts_from_registered_loops():
+    hostvars = {"g1": {"ansible_facts": {"gpucluster_gpu": H100}}, "c1": {"ansible_facts": {}}}
+    boot = {"results": [_slurped("g1", "6f1e\n"), _slurped("c1", "6f1e\n")]}
+    topo = {
+        "results": [
+            {"item": {"name": "g1"}, "rc": 0, "stdout": "\tGPU0\nGPU0\t X ", "stderr": "", "changed": False},
+            {"item": {"name": "c1"}, "skipped": True, "false_condition": "nvidia-smi"},
+        ]
+    }
+    g1, c1 = f.benchmark_node_facts(HOSTS, hostvars, boot, topo)
+    assert (g1["gpu_count"], g1["gpu_models"], g1["boot_id"]) == (1, ["NVIDIA H100 80GB HBM3"], "6f1e")
+    assert g1["topo"] == "\tGPU0\nGPU0\t X"
+    assert (c1["gpu_count"], c1["boot_id"], c1["topo"], c1["topo_error"]) == (0, "6f1e", None, None)
+
+
+def test_missing_probes_leave_the_fields_empty():
+    # check mode of the report, or a run with --tags that skipped the probes
+    (g1,) = f.benchmark_node_facts(HOSTS[:1], {"g1": {"ansible_facts": {"gpucluster_gpu": H100}}}, {}, {})
+    assert (g1["boot_id"], g1["topo"], g1["driver_version"]) == (None, None, "580.159.04")
+    failed = {"results": [{"item": {"name": "g1"}, "failed": True, "msg": "file not found"}]}
+    assert f.benchmark_node_facts(HOSTS[:1], {"g1": {}}, failed)[0]["boot_id"] is None
+
+
+def test_bad_input_names_the_filter():
+    with pytest.raises(AnsibleFilterError, match=r"^benchmark_node_facts: 'g1' is not a host entry"):
+        f.benchmark_node_facts(["g1"], {})
+    bad = {"results": [{"item": {"name": "g1"}, "content": "not base64!"}]}
+    with pytest.raises(AnsibleFilterError, match="boot id of g1 is not base64"):
+        f.benchmark_node_facts(HOSTS[:1], {"g1": {}}, bad)
