@@ -589,19 +589,29 @@ def mwms_worker(args):
     return 0
 
 
-def tf_rank_info(tf, rank, local_rank, device_type):
-    """This rank's facts with TensorFlow: host, versions (the CUDA TensorFlow was built for), device."""
+def base_rank_info(rank, local_rank, **framework):
+    """This rank's place and process (rank, host, pid, Python), then the framework's facts in order."""
     info = {
         "rank": rank,
         "local_rank": local_rank,
         "hostname": socket.gethostname(),
         "pid": os.getpid(),
         "python": platform.python_version(),
-        "tensorflow": tf.__version__,
-        "device": device_type,
-        "cuda_available": bool(tf.config.list_physical_devices("GPU")),
-        "tf_intra_op_threads": tf.config.threading.get_intra_op_parallelism_threads(),
     }
+    info.update(framework)
+    return info
+
+
+def tf_rank_info(tf, rank, local_rank, device_type):
+    """This rank's facts with TensorFlow: host, versions (the CUDA TensorFlow was built for), device."""
+    info = base_rank_info(
+        rank,
+        local_rank,
+        tensorflow=tf.__version__,
+        device=device_type,
+        cuda_available=bool(tf.config.list_physical_devices("GPU")),
+        tf_intra_op_threads=tf.config.threading.get_intra_op_parallelism_threads(),
+    )
     cuda = tf.sysconfig.get_build_info().get("cuda_version")
     if cuda:
         info["cuda"] = cuda
@@ -755,17 +765,14 @@ def node_address(iface, override=None):
 
 
 def rank_info(torch, rank, local_rank, device):
-    info = {
-        "rank": rank,
-        "local_rank": local_rank,
-        "hostname": socket.gethostname(),
-        "pid": os.getpid(),
-        "python": platform.python_version(),
-        "torch": torch.__version__,
-        "device": device.type,
-        "cuda_available": bool(torch.cuda.is_available()),
-        "torch_threads": torch.get_num_threads(),
-    }
+    info = base_rank_info(
+        rank,
+        local_rank,
+        torch=torch.__version__,
+        device=device.type,
+        cuda_available=bool(torch.cuda.is_available()),
+        torch_threads=torch.get_num_threads(),
+    )
     if torch.version.cuda:
         info["cuda"] = torch.version.cuda
     if device.type == "cuda":
