@@ -271,6 +271,7 @@ BASELINE = {
         "horovod_build_env": {"HOROVOD_WITH_MPI": "1"},
         "horovod_host_gcc": "",
         "horovod_host_compiler_packages": [],
+        "horovod_build_packages_install": True,
         "horovod_cuda_version": "",
         "horovod_nccl_version": "",
         "horovod_cuda_home": "/usr/local/cuda",
