@@ -1,0 +1,204 @@
+# Copyright: (c) 2026, gpucluster.horovod contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The benchmark result document's format: RESULT_SCHEMA (``schema_version`` 1) and its validator.
+
+Pure Python with no Ansible imports. _benchmark.py builds documents that follow it and checks them with
+schema_errors; tools/gen_result_schema.py writes it to roles/horovod_benchmark/files/result.schema.json.
+"""
+
+# ruff: noqa: UP031 - printf-style paths ("%s[%d]") match the other error messages
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional
+
+SCHEMA_VERSION = 1
+# Modes of the program's documents: Horovod, the frameworks' own collectives (the peer baselines) and
+# the plain-framework training baseline (one process, no Horovod).
+PEER_MODES = ("torch", "tensorflow")
+PLAIN_MODE = "plain"
+
+_NUM = {"type": "number", "minimum": 0}
+_ROW = {
+    "type": "object",
+    "required": ["bytes", "time_median_s", "time_p90_s", "algbw_Bps", "busbw_Bps", "correct", "ranks_reported"],
+    "properties": {
+        "bytes": {"type": "integer", "minimum": 1},
+        "time_median_s": _NUM,
+        "time_p90_s": _NUM,
+        "algbw_Bps": _NUM,
+        "busbw_Bps": _NUM,
+        "correct": {"type": "boolean"},
+        "ranks_reported": {"type": "integer", "minimum": 1},
+    },
+}
+RESULT_SCHEMA: Dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "gpucluster.horovod benchmark result",
+    "type": "object",
+    "required": [
+        "schema_version",
+        "run_id",
+        "generated_at",
+        "inputs",
+        "tuning",
+        "stack",
+        "hosts",
+        "runs",
+        "allreduce",
+        "scaling",
+        "link",
+        "comparison",
+        "summary",
+    ],
+    "properties": {
+        "schema_version": {"type": "integer", "enum": [SCHEMA_VERSION]},
+        "run_id": {"type": "string"},
+        "generated_at": {"type": "string"},
+        "inputs": {"type": "object"},
+        "tuning": {"type": "object"},
+        "stack": {"type": "object"},
+        "hosts": {"type": "array", "items": {"type": "object", "required": ["name"]}},
+        "runs": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["tag", "mode", "library", "workers", "device", "ranks"],
+                "properties": {
+                    "workers": {"type": "integer", "minimum": 1},
+                    "mode": {"type": "string", "enum": ["horovod", *PEER_MODES, PLAIN_MODE]},
+                    "framework": {"type": "string", "enum": ["pytorch", "tensorflow"]},
+                    "ranks": {"type": "array"},
+                    "allreduce": {"type": "array", "items": _ROW},
+                },
+            },
+        },
+        "allreduce": {
+            "type": "object",
+            "required": ["workers", "horovod", "peer"],
+            "properties": {"horovod": {"type": "array", "items": _ROW}, "peer": {"type": "array", "items": _ROW}},
+        },
+        "scaling": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["workers", "samples_per_s_total", "samples_per_s_per_worker", "efficiency"],
+                "properties": {
+                    "workers": {"type": "integer", "minimum": 1},
+                    "samples_per_s_total": _NUM,
+                    "samples_per_s_per_worker": _NUM,
+                    "efficiency": {"type": ["number", "null"]},
+                },
+            },
+        },
+        "link": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["host", "bits_per_second"],
+                "properties": {"bits_per_second": _NUM},
+            },
+        },
+        "comparison": {"type": "array", "items": {"type": "object", "required": ["bytes", "ratio"]}},
+        # Optional sections (absent from results of before they existed, which stay valid):
+        "nodes": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["name", "boot_id", "gpu_count"],
+                "properties": {
+                    "name": {"type": "string"},
+                    "boot_id": {"type": ["string", "null"]},
+                    "gpu_count": {"type": "integer", "minimum": 0},
+                    "gpu_models": {"type": "array", "items": {"type": "string"}},
+                    "topo": {"type": ["string", "null"]},
+                    "topo_error": {"type": ["string", "null"]},
+                },
+            },
+        },
+        "overhead": {
+            "type": ["object", "null"],
+            "required": ["plain_samples_per_s", "horovod_1_samples_per_s", "overhead_ratio"],
+            "properties": {
+                "plain_samples_per_s": _NUM,
+                "horovod_1_samples_per_s": {"type": ["number", "null"], "minimum": 0},
+                "overhead_ratio": {"type": ["number", "null"], "minimum": 0},
+            },
+        },
+        "nccl_tests": {
+            "type": ["object", "null"],
+            "required": ["rows", "avg_busbw_GBps"],
+            "properties": {
+                "rows": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                        "type": "object",
+                        "required": ["bytes", "out_of_place"],
+                        "properties": {"bytes": {"type": "integer", "minimum": 0}},
+                    },
+                },
+                "avg_busbw_GBps": {"type": ["number", "null"]},
+            },
+        },
+        "summary": {
+            "type": "object",
+            "required": [
+                "every_rank_reported",
+                "correct",
+                "device",
+                "workers_max",
+                "ratio_large",
+                "efficiency_max_workers",
+                "link_Bps",
+            ],
+            "properties": {
+                "shared_machines": {"type": "array", "items": {"type": "array", "items": {"type": "string"}}},
+                "overhead_ratio": {"type": ["number", "null"], "minimum": 0},
+                "ratio_nccl_tests_large": {"type": ["number", "null"], "minimum": 0},
+            },
+        },
+    },
+}
+
+_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
+
+
+def _type_ok(value: Any, t: str) -> bool:
+    if t == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if t == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, _TYPES[t])
+
+
+def schema_errors(  # noqa: PLR0912 - one branch per JSON Schema keyword reads best
+    value: Any, schema: Optional[Dict[str, Any]] = None, path: str = "$"
+) -> List[str]:
+    """Validate against the subset of JSON Schema RESULT_SCHEMA uses; list of error strings."""
+    schema = RESULT_SCHEMA if schema is None else schema
+    errors: List[str] = []
+    types = schema.get("type")
+    if types is not None:
+        types = types if isinstance(types, list) else [types]
+        if not any(_type_ok(value, t) for t in types):
+            return ["{}: expected {}, got {}".format(path, "/".join(types), type(value).__name__)]
+    if "enum" in schema and value not in schema["enum"]:
+        errors.append("{}: {!r} not in {!r}".format(path, value, schema["enum"]))
+    if "minimum" in schema and _type_ok(value, "number") and value < schema["minimum"]:
+        errors.append("{}: {!r} < minimum {!r}".format(path, value, schema["minimum"]))
+    if isinstance(value, dict):
+        for key in schema.get("required", []):
+            if key not in value:
+                errors.append(f"{path}: missing required key {key!r}")
+        for key, sub in schema.get("properties", {}).items():
+            if key in value:
+                errors.extend(schema_errors(value[key], sub, f"{path}.{key}"))
+    if isinstance(value, list):
+        if len(value) < schema.get("minItems", 0):
+            errors.append("%s: fewer than %d items" % (path, schema["minItems"]))
+        if "items" in schema:
+            for i, item in enumerate(value):
+                errors.extend(schema_errors(item, schema["items"], "%s[%d]" % (path, i)))
+    return errors
