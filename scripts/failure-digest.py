@@ -14,6 +14,7 @@ PHASE = re.compile(r"➜ (\w+): (Executing|Executed: (\w+))")
 FAIL_START = re.compile(r"^(fatal|failed): \[")
 BLOCK_END = re.compile(r"^(TASK \[|PLAY |RUNNING HANDLER|\.\.\.ignoring|\S.* \*{3,}$)")
 RECAP_FAILED = re.compile(r"\b(failed=[1-9]|unreachable=[1-9])")
+NO_SPACE = re.compile(r"No space left on device|ENOSPC|Disk quota exceeded")
 WIDTH = 300
 
 
@@ -62,6 +63,10 @@ def digest(path, max_lines=14):
     except OSError as err:
         return [f"(cannot read {path}: {err})"]
     out = [f"failed phase: {failed_phase(lines) or 'unknown'}"]
+    # A full disk fails whatever task ran at the time (dpkg, a module copy, a lookup): say so first.
+    full = [line for line in lines if NO_SPACE.search(line)]
+    if full:
+        out.append(f"THE DISK WAS FULL ({len(full)} lines say so), first: {full[0].strip()[:WIDTH]}")
     blocks = list(failure_blocks(lines))
     if blocks:
         phase, task, block = blocks[-1]

@@ -42,6 +42,10 @@ if [ "$durations" != tests/molecule-durations.tsv ]; then
 fi
 mapfile -t ordered < <(for s in "${scenarios[@]}"; do echo "${cost[$s]:-100000} $s"; done | sort -k1,1nr -k2 | cut -d' ' -f2)
 
+# Free space on the file system that holds the caches and Docker's data: a full disk fails whatever task runs at
+# the time (scripts/failure-digest.py says so first), so every result line carries it.
+disk_free() { df -h --output=avail . /var/lib 2>/dev/null | tail -n +2 | tr -d ' ' | sort -u | paste -sd/; }
+
 run_one() {
     local s=$1 log="$out/$1.log" start result report
     start=$(date +%s)
@@ -53,7 +57,7 @@ run_one() {
     fi
     local took=$(( $(date +%s) - start ))
     echo "$result $took" > "$out/$s.result"
-    report="    $s: $result in ${took}s"
+    report="    $s: $result in ${took}s (disk: $(disk_free) free)"
     if [ "$result" = FAILED ]; then
         report="$(python3 scripts/failure-digest.py "$log" | sed 's/^/    | /')"$'\n'"$report"
     fi
@@ -62,6 +66,15 @@ run_one() {
 
 for s in "${ordered[@]}"; do rm -f "$out/$s.result"; done
 echo "molecule: ${#ordered[@]} scenarios, $jobs at a time, longest first: ${ordered[*]}"
+# A full run needs about 30 GB at its peak (docs/testing.md, "Disk"): the shared caches under .cache/, the images and
+# the nodes' installed CUDA toolkits. Say so up front rather than as a dpkg error an hour later.
+need_gb=${MOLECULE_DISK_NEED_GB:-30}
+avail_gb=$(df -B1G --output=avail . | tail -1 | tr -d ' ')
+echo "molecule: disk $(disk_free) free"
+if $full && [ "$avail_gb" -lt "$need_gb" ]; then
+    echo "molecule: WARNING: ${avail_gb} GB free here, a full run needs about ${need_gb} GB; scenarios may fail with" \
+         "'No space left on device'"
+fi
 # Two CPU-heavy scenarios never run at once: on two cores they only slow each other down; a heavy
 # one runs beside the light ones, which mostly wait (containers, apt, systemd, the network).
 is_heavy() { [ -n "${heavy[$1]:-}" ]; }

@@ -46,3 +46,20 @@ def test_digest_of_a_missing_log_says_so(tmp_path):
         [sys.executable, str(SCRIPT), str(tmp_path / "none.log")], check=True, capture_output=True, text=True
     ).stdout
     assert "cannot read" in out
+
+
+def test_digest_says_first_when_the_disk_was_full(tmp_path):
+    log = tmp_path / "s.log"
+    full = LOG.replace(
+        '"msg": "s-n1: the download failed: 503"',
+        '"msg": "dpkg: error processing archive libnccl2.deb: cannot copy extracted data: No space left on device"',
+    )
+    log.write_text(full, encoding="utf-8")
+    out = subprocess.run([sys.executable, str(SCRIPT), str(log)], check=True, capture_output=True, text=True).stdout
+    lines = out.splitlines()
+    assert lines[2].strip().startswith("THE DISK WAS FULL (1 lines say so), first:"), out
+    assert "No space left on device" in lines[2]
+    # a log without it does not say so
+    log.write_text(LOG, encoding="utf-8")
+    out = subprocess.run([sys.executable, str(SCRIPT), str(log)], check=True, capture_output=True, text=True).stdout
+    assert "DISK" not in out
