@@ -1,8 +1,8 @@
 # Copyright: (c) 2026, gpucluster.horovod contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filters of the nvidia_driver role: nvidia_driver_packages, nvidia_driver_target_version,
-nvidia_driver_version_problem, nvidia_driver_reboot_decision, nvidia_driver_rpm_newest,
-nvidia_driver_rpm_lock_names.
+nvidia_driver_version_problem, nvidia_driver_action, nvidia_driver_reboot_decision, nvidia_driver_gpu_holders,
+nvidia_driver_rpm_newest, nvidia_driver_rpm_lock_names.
 
 Documented in the matching <name>.yml files; the logic is in plugin_utils/nvidia_driver_logic.py.
 """
@@ -42,6 +42,18 @@ def nvidia_driver_version_problem(version, host, driver_min=None, cuda=None):
     return _logic.version_problem(str(host), version or None, driver_min or None, cuda or None)
 
 
+def nvidia_driver_action(gpu_facts, stack=None, force=False, upgrade=False, version=""):
+    """Whether the role works on this host, and why."""
+    return _logic.driver_action(
+        dict(gpu_facts or {}), dict(stack or {}), force=bool(force), upgrade=bool(upgrade), version=str(version or "")
+    )
+
+
+def nvidia_driver_gpu_holders(listing):
+    """The "PID COMM" lines of the processes holding the GPU, without the driver's own daemons."""
+    return _logic.parse_gpu_holders(str(listing or ""))
+
+
 def nvidia_driver_reboot_decision(inputs):
     """load, reload, reboot, fail or none, with the reason and the command."""
     try:
@@ -70,6 +82,8 @@ class FilterModule:
             "nvidia_driver_packages": nvidia_driver_packages,
             "nvidia_driver_target_version": nvidia_driver_target_version,
             "nvidia_driver_version_problem": nvidia_driver_version_problem,
+            "nvidia_driver_action": nvidia_driver_action,
+            "nvidia_driver_gpu_holders": nvidia_driver_gpu_holders,
             "nvidia_driver_reboot_decision": nvidia_driver_reboot_decision,
             "nvidia_driver_rpm_newest": nvidia_driver_rpm_newest,
             "nvidia_driver_rpm_lock_names": nvidia_driver_rpm_lock_names,

@@ -105,6 +105,27 @@ def parse_smi_cuda_version(text: str) -> Optional[str]:
     return m.group(1) if m else None
 
 
+def parse_smi_error(text: str) -> Dict[str, Any]:
+    """What a failed ``nvidia-smi`` said: its first line, whether it is the loaded-module/userspace mismatch, and the
+    userspace (NVML library) version newer drivers print with it::
+
+        Failed to initialize NVML: Driver/library version mismatch
+        NVML library version: 580.95
+
+    -> ``{"error": "Failed to initialize NVML: Driver/library version mismatch", "mismatch": True,
+    "library_version": "580.95"}``. Empty text -> no error.
+    """
+    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
+    if not lines:
+        return {"error": None, "mismatch": False, "library_version": None}
+    m = re.search(r"NVML library version:\s*(\d+\.\d+(?:\.\d+)?)", text)
+    return {
+        "error": lines[0],
+        "mismatch": "version mismatch" in text.lower(),
+        "library_version": m.group(1) if m else None,
+    }
+
+
 def parse_proc_driver_version(text: str) -> Dict[str, Optional[str]]:
     """/proc/driver/nvidia/version -> driver version and kernel module flavour (open or proprietary)."""
     m = re.search(r"NVRM version:\s*(?P<desc>.*?Kernel Module(?: for \S+)?)\s+(?P<ver>\d+\.\d+(?:\.\d+)?)", text or "")

@@ -66,6 +66,19 @@ ansible_facts:
         kernel_module:
           description: C(open), C(proprietary) or null when no NVIDIA module is loaded.
           type: str
+        nvml_error:
+          description:
+            - The first line nvidia-smi printed when it failed (NVML's C(Driver/library version mismatch) line, for
+              example), or null when it ran or is absent.
+          type: str
+        driver_mismatch:
+          description:
+            - Whether nvidia-smi failed because the loaded kernel module and the installed userspace differ (a driver
+              upgraded without a reload or reboot). The nvidia_driver role then brings them in step.
+          type: bool
+        nvml_library_version:
+          description: The userspace (NVML library) version nvidia-smi names with a mismatch, or null.
+          type: str
         nouveau_loaded:
           description: Whether the nouveau module is loaded (it must be blacklisted before installing the driver).
           type: bool
@@ -92,6 +105,9 @@ ansible_facts:
       driver_version: null
       cuda_driver_version: null
       kernel_module: null
+      nvml_error: null
+      driver_mismatch: false
+      nvml_library_version: null
       nouveau_loaded: false
       secure_boot: null
       nvswitches: []
@@ -127,6 +143,7 @@ def main():
         lspci = parse.parse_lspci(out) if rc == 0 else []
         nvswitches = parse.parse_lspci_nvswitches(out) if rc == 0 else []
     smi, cuda = [], None
+    smi_error = parse.parse_smi_error("")
     if tools["nvidia-smi"]:
         query = ",".join(parse.SMI_FIELDS)
         rc, out, err = _run(module, [tools["nvidia-smi"], "--query-gpu=" + query, "--format=csv,noheader,nounits"])
@@ -140,6 +157,8 @@ def main():
             smi = parse.parse_nvidia_smi_csv(out, fields)
             rc, out, _err = _run(module, [tools["nvidia-smi"]])
             cuda = parse.parse_smi_cuda_version(out) if rc == 0 else None
+        else:
+            smi_error = parse.parse_smi_error(out + "\n" + err)
     proc = parse.parse_proc_driver_version(_read("/proc/driver/nvidia/version"))
     modules = _read("/proc/modules")
     secure_boot = None
@@ -154,6 +173,9 @@ def main():
         "driver_version": proc["driver_version"] or next((g["driver_version"] for g in smi), None),
         "cuda_driver_version": cuda,
         "kernel_module": proc["kernel_module"],
+        "nvml_error": smi_error["error"],
+        "driver_mismatch": smi_error["mismatch"],
+        "nvml_library_version": smi_error["library_version"],
         "nouveau_loaded": parse.module_loaded(modules, "nouveau"),
         "secure_boot": secure_boot,
         "nvswitches": nvswitches,

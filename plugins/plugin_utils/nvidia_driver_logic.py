@@ -27,6 +27,10 @@ METHODS = ("distro", "repo")
 KERNEL_MODULES = ("open", "proprietary")
 REBOOT_POLICIES = ("never", "if_needed", "always")
 # Kernel modules, unloaded in this order (users first) by a reload.
+# The driver's own daemons hold /dev/nvidia* while they run; they are stopped for a module reload and started after
+# it (systemd unit names; their processes' names, as /proc/PID/comm gives them, cut to 15 characters).
+OWN_DAEMON_UNITS = ("nvidia-persistenced", "nvidia-fabricmanager")
+OWN_DAEMONS = ("nvidia-persistenced", "nv-fabricmanager")
 MODULE_UNLOAD_ORDER = ("nvidia_uvm", "nvidia_drm", "nvidia_modeset", "nvidia_peermem", "nvidia")
 
 
@@ -335,6 +339,65 @@ def input_problems(
     return out
 
 
+def driver_action(
+    gpu_facts: Optional[Mapping[str, Any]],
+    stack: Optional[Mapping[str, Any]] = None,
+    *,
+    force: bool = False,
+    upgrade: bool = False,
+    version: str = "",
+) -> Dict[str, Any]:
+    """Whether the role works on this host, and why: ``{"active": bool, "reason": str}``.
+
+    Active on a host with an NVIDIA GPU (or with ``force``), unless the loaded driver already satisfies the stack
+    (``driver_upgrade_required`` false) and neither an upgrade nor an exact version is asked for. A loaded module that
+    differs from the installed userspace (gpu_facts ``driver_mismatch``) is never left alone: the role brings them
+    in step even when the loaded version would satisfy the stack.
+    """
+    gpu = gpu_facts or {}
+    stack = stack or {}
+    if not (gpu.get("gpus") or force):
+        return {
+            "active": False,
+            "reason": "gpu_facts found no NVIDIA GPU; nvidia_driver skipped"
+            " (nvidia_driver_force: true installs anyway)",
+        }
+    loaded = gpu.get("driver_version")
+    nvml = gpu.get("nvml_error") or "Driver/library version mismatch"
+    library = gpu.get("nvml_library_version") or "(another version)"
+    need = stack.get("driver_min") or "a newer one"
+    # (applies, why the role works on the host), first match wins
+    rules = (
+        (
+            gpu.get("driver_mismatch"),
+            f"the loaded module {loaded} and the installed userspace {library} differ ({nvml})",
+        ),
+        (loaded is None, "no NVIDIA driver is loaded"),
+        (stack.get("driver_upgrade_required"), f"driver {loaded} does not satisfy the stack (it needs {need})"),
+        (upgrade, f"driver {loaded} satisfies the stack; nvidia_driver_upgrade is true"),
+        (version, f"driver {loaded} satisfies the stack; nvidia_driver_version asks for {version}"),
+    )
+    for applies, reason in rules:
+        if applies:
+            return {"active": True, "reason": reason}
+    return {
+        "active": False,
+        "reason": f"driver {loaded} already satisfies the stack; nothing to change"
+        " (nvidia_driver_upgrade: true or nvidia_driver_version moves it)",
+    }
+
+
+def parse_gpu_holders(listing: str, own_daemons: Iterable[str] = OWN_DAEMONS) -> List[str]:
+    """``PID COMM`` lines of the processes that hold an NVIDIA device, without the driver's own daemons (the role
+    stops and restarts those around a reload): ``["4242 python3"]``."""
+    out = []
+    for line in (listing or "").splitlines():
+        parts = line.split(None, 1)
+        if len(parts) == 2 and parts[0].isdigit() and not any(parts[1].startswith(d[:15]) for d in own_daemons):
+            out.append(f"{parts[0]} {parts[1].strip()}")
+    return out
+
+
 def reboot_decision(  # noqa: PLR0911 - one return per row of the decision table, read top to bottom
     *,
     policy: str,
@@ -345,17 +408,28 @@ def reboot_decision(  # noqa: PLR0911 - one return per row of the decision table
     nouveau_loaded: bool = False,
     gpu_in_use: bool = False,
     control_node: bool = False,
+    gpu_holders: Iterable[str] = (),
 ) -> Dict[str, Any]:
     """What to do after the install so that the loaded kernel module matches the userspace.
 
     Returns ``{"action": none|load|reload|reboot|fail, "reboot_required": bool, "reason": str, "command": str}``.
-    ``load``/``reload``: modprobe (after unloading the old modules), possible when no process holds the GPU.
+    ``load``/``reload``: modprobe (after unloading the old modules), possible when no process but the driver's own
+    daemons holds the GPU (``gpu_holders``, "PID COMM" lines, or ``gpu_in_use``); the reload stops those daemons first.
     ``reboot``: the policy allows it. ``fail``: a reboot is needed and not allowed (policy never, or the
     control node); ``command`` says what to run.
     """
     inst = upstream_version(installed_version)
     loaded = upstream_version(loaded_version)
-    reload_cmd = "modprobe -r " + " ".join(MODULE_UNLOAD_ORDER) + " && modprobe nvidia"
+    reload_cmd = (
+        "systemctl stop "
+        + " ".join(OWN_DAEMON_UNITS)
+        + " 2>/dev/null; modprobe -r "
+        + " ".join(MODULE_UNLOAD_ORDER)
+        + " && modprobe nvidia"
+    )
+    holders = list(gpu_holders)
+    gpu_in_use = gpu_in_use or bool(holders)
+    held = f" ({', '.join(holders[:5])}{', ...' if len(holders) > 5 else ''})" if holders else ""
 
     def _reboot(reason: str) -> Dict[str, Any]:
         if policy == "never" or control_node:
@@ -394,7 +468,10 @@ def reboot_decision(  # noqa: PLR0911 - one return per row of the decision table
     if not gpu_in_use:
         return {"action": "reload", "reboot_required": False, "reason": reason, "command": reload_cmd}
     if policy == "never" or control_node:
-        out = _reboot(reason + " and processes hold the GPU")
-        out["command"] = f"stop the processes using /dev/nvidia* (fuser -v /dev/nvidia*), then {reload_cmd}; or reboot"
+        out = _reboot(reason + " and processes hold the GPU" + held)
+        out["command"] = (
+            "stop the processes using /dev/nvidia* (fuser -v /dev/nvidia*), then run the play again (it reloads the"
+            f" module: {reload_cmd}); or reboot"
+        )
         return out
-    return _reboot(reason + " and processes hold the GPU")
+    return _reboot(reason + " and processes hold the GPU" + held)

@@ -158,6 +158,23 @@ def _cuda_without_gpu(values, ctx):
         )
 
 
+@check(
+    "horovod_cuda_version",
+    "horovod_build_env",
+    description="on a host where gpu_facts found NVIDIA GPUs, a build with GPU operations (a CUDA version)",
+)
+def _gpu_without_cuda(values, ctx):
+    env = values["horovod_build_env"] or {}
+    if ctx.has_gpu and not values["horovod_cuda_version"] and "HOROVOD_GPU_OPERATIONS" not in env:
+        yield Finding(
+            "horovod_cuda_version",
+            values["horovod_cuda_version"],
+            f"gpu_facts found NVIDIA GPUs on {ctx.host} but Horovod would be built without GPU operations (no"
+            " CUDA in the resolved stack or the variable): training there would silently run on the CPU",
+            "the CUDA version of the host's toolkit (the stack resolves it when the GPU roles run), e.g. '12.4'",
+        )
+
+
 CHECKS = [
     _version,
     _python,
@@ -168,6 +185,7 @@ CHECKS = [
     _extra_frameworks,
     _cuda_sense,
     _cuda_without_gpu,
+    _gpu_without_cuda,
     training_user("horovod_user"),
     absolute_path(
         "horovod_venv",

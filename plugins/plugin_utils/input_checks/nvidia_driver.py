@@ -11,19 +11,20 @@ import re
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils import compat as _compat
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils import nvidia_driver_logic as _logic
 
-from ._base import Finding, check, positive
+from ._base import Finding, absolute_path, check, positive
 
 _VARIABLE = re.compile(r"\bnvidia_driver_[a-z0-9_]+")
 
 
 def _gets_driver(values, ctx) -> bool:
-    """What the role's preflight decides: a GPU (or nvidia_driver_force) and not a loaded driver the stack accepts
-    (unless an upgrade or an exact version is asked for)."""
-    gpu = values.get("nvidia_driver_gpu_facts") or {}
-    if not (gpu.get("gpus") or values.get("nvidia_driver_force")):
-        return False
-    installed_ok = gpu.get("driver_version") is not None and not ctx.stack.get("driver_upgrade_required", False)
-    return not (installed_ok and not values.get("nvidia_driver_upgrade") and not values.get("nvidia_driver_version"))
+    """What the role's preflight decides (nvidia_driver_logic.driver_action, the same function)."""
+    return _logic.driver_action(
+        values.get("nvidia_driver_gpu_facts") or {},
+        ctx.stack,
+        force=bool(values.get("nvidia_driver_force")),
+        upgrade=bool(values.get("nvidia_driver_upgrade")),
+        version=str(values.get("nvidia_driver_version") or ""),
+    )["active"]
 
 
 @check(
@@ -100,4 +101,5 @@ CHECKS = [
     _driver_sense,
     _repo_key,
     positive("nvidia_driver_reboot_timeout", what="seconds"),
+    absolute_path("nvidia_driver_mok_key", "nvidia_driver_mok_cert"),
 ]

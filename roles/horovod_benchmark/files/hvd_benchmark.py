@@ -639,7 +639,7 @@ def main_plain(args, started):
     else:
         import torch  # noqa: PLC0415
 
-        device = pick_device(torch, 0, args.device)
+        device, _problem = pick_device(torch, 0, args.device)
         device_type = device.type
         infos = [rank_info(torch, 0, 0, device)]
         doc = base_document(args, 0, "pytorch", torch.__version__, 1, started, device_type, infos, env_seen)
@@ -795,11 +795,26 @@ def nccl_version(torch):
     return "%d.%d.%d" % (code // 1000, code // 100 % 10, code % 100)
 
 
-def pick_device(torch, local_rank, want):
+def pick_device(torch, local_rank, want, local_size=None):
+    """The rank's device: GPU ``local_rank`` of this node (made the current device, so that NCCL and the model use
+    it), or the CPU. Returns ``(device, problem)``: ``problem`` says when more ranks run on the node than it has GPUs
+    (they would share GPUs, and the figures would mean contention), else None."""
     if want == "cuda" or (want == "auto" and torch.cuda.is_available()):
-        torch.cuda.set_device(local_rank % max(1, torch.cuda.device_count()))
-        return torch.device("cuda", local_rank % max(1, torch.cuda.device_count()))
-    return torch.device("cpu")
+        count = max(1, torch.cuda.device_count())
+        torch.cuda.set_device(local_rank % count)
+        problem = None
+        if local_size is not None and local_size > count:
+            problem = "%d ranks on this node but %d GPUs: ranks share GPUs (set slots to the GPU count)" % (
+                local_size,
+                count,
+            )
+        return torch.device("cuda", local_rank % count), problem
+    return torch.device("cpu"), None
+
+
+def peer_backend(device):
+    """torch.distributed's backend for the peer baseline: NCCL on GPUs (what Horovod uses there), else Gloo."""
+    return "nccl" if device.type == "cuda" else "gloo"
 
 
 def main(argv=None):  # noqa: PLR0912, PLR0915 - argument table and the modes, read top to bottom
@@ -886,7 +901,9 @@ def main(argv=None):  # noqa: PLR0912, PLR0915 - argument table and the modes, r
 
     hvd.init()
     rank, size, local_rank = hvd.rank(), hvd.size(), hvd.local_rank()
-    device = pick_device(torch, local_rank, args.device)
+    device, problem = pick_device(torch, local_rank, args.device, hvd.local_size())
+    if problem:
+        log(rank, "WARNING: " + problem)
     if device.type == "cpu" and torch.cuda.is_available() is False:
         log(rank, "no CUDA device visible to torch: running on CPU")
     info = rank_info(torch, rank, local_rank, device)
@@ -912,7 +929,7 @@ def main(argv=None):  # noqa: PLR0912, PLR0915 - argument table and the modes, r
         if args.mode == "torch":
             # Horovod's background thread would keep cycling (and using CPU) during the baseline
             hvd.shutdown()
-        backend = "nccl" if device.type == "cuda" else "gloo"
+        backend = peer_backend(device)
         dist.init_process_group(
             backend,
             init_method="tcp://%s:%d" % (addr, port),

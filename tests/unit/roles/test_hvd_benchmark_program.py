@@ -92,3 +92,47 @@ def test_plain_mode_with_tensorflow_is_keras_without_horovod(tmp_path, monkeypat
     doc = json.loads(out.read_text())
     assert (doc["framework"], doc["mode"], doc["library"], doc["size"]) == ("tensorflow", "plain", "keras", 1)
     assert doc["training"]["model"] == "smallconvnet" and doc["training"]["samples_per_s_total"] > 0
+
+
+class _FakeCuda:
+    def __init__(self, count):
+        self.count, self.current = count, None
+
+    def is_available(self):
+        return self.count > 0
+
+    def device_count(self):
+        return self.count
+
+    def set_device(self, index):
+        self.current = index
+
+
+def _fake_torch(count):
+    return SimpleNamespace(
+        cuda=_FakeCuda(count), device=lambda kind, index=None: SimpleNamespace(type=kind, index=index)
+    )
+
+
+def test_each_rank_gets_its_local_gpu_and_nccl():
+    torch = _fake_torch(8)
+    device, problem = hb.pick_device(torch, 3, "auto", local_size=8)
+    assert (device.type, device.index, torch.cuda.current, problem) == ("cuda", 3, 3, None)
+    assert hb.peer_backend(device) == "nccl"
+
+
+def test_more_ranks_than_gpus_is_said():
+    torch = _fake_torch(2)
+    device, problem = hb.pick_device(torch, 3, "auto", local_size=4)
+    assert (device.index, torch.cuda.current) == (1, 1)
+    assert problem == "4 ranks on this node but 2 GPUs: ranks share GPUs (set slots to the GPU count)"
+
+
+def test_cpu_without_gpus_and_gloo():
+    torch = _fake_torch(0)
+    device, problem = hb.pick_device(torch, 1, "auto", local_size=2)
+    assert (device.type, problem, torch.cuda.current) == ("cpu", None, None)
+    assert hb.peer_backend(device) == "gloo"
+    # --device cpu on a GPU node stays on the CPU
+    gpu_node = _fake_torch(8)
+    assert hb.pick_device(gpu_node, 0, "cpu")[0].type == "cpu" and gpu_node.cuda.current is None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from unittest.mock import MagicMock
 
 import pytest
@@ -66,3 +68,24 @@ def test_missing_os_facts_and_bad_arguments_fail():
         run({"request": {"os": "debian12"}}, {"n1": {"ansible_facts": dict(DEBIAN12)}})
     with pytest.raises(AnsibleActionFail, match="stack_facts: "):
         run({"request": "pytorch", "bogus": 1}, {"n1": {"ansible_facts": dict(DEBIAN12)}})
+
+
+def test_captured_h100_facts_give_the_build_its_compute_capability():
+    """The gpucluster_gpu fact captured on a real H100 host (fixtures/benchmark/gpu_facts-h100.json) resolves a GPU
+    stack whose Horovod build targets exactly that GPU: NCCL operations, HOROVOD_BUILD_CUDA_CC_LIST 90 (CUDA 13 no
+    longer builds for the architectures before 7.5 that Horovod's own default list names)."""
+    gpu = json.loads(
+        (Path(__file__).resolve().parents[2] / "fixtures" / "benchmark" / "gpu_facts-h100.json").read_text()
+    )
+    gpu = gpu.get("gpucluster_gpu", gpu)
+    facts = {"distribution": "Ubuntu", "distribution_major_version": "24", "distribution_version": "24.04"}
+    result = run(
+        {"request": {"framework": "pytorch"}}, {"gpu1": {"ansible_facts": dict(facts, gpucluster_gpu=gpu)}}, me="gpu1"
+    )
+    stack = result["stacks"]["gpu1"]
+    env = stack["horovod_build_env"]
+    assert env["HOROVOD_BUILD_CUDA_CC_LIST"] == "90"
+    assert env["HOROVOD_GPU_OPERATIONS"] == "NCCL"
+    assert stack["cuda"] and stack["nccl"]
+    # driver 580.159.04 (CUDA 13.0) is new enough for what was resolved: the driver role leaves it alone
+    assert stack["driver_upgrade_required"] is False

@@ -146,3 +146,24 @@ def test_lspci_nvswitches_on_hgx_boards(fixture, count, pci_id, name):
 @pytest.mark.parametrize("fixture", ["lspci_workstation_4090.txt", "lspci_p2_k80.txt", "lspci_no_gpu.txt"])
 def test_lspci_no_nvswitches(fixture):
     assert p.parse_lspci_nvswitches(read(fixture)) == []
+
+
+def test_smi_error_names_the_mismatch_and_the_library_version():
+    out = p.parse_smi_error((FIX / "smi_mismatch_580.txt").read_text())
+    assert out == {
+        "error": "Failed to initialize NVML: Driver/library version mismatch",
+        "mismatch": True,
+        "library_version": "580.95",
+    }
+
+
+def test_smi_error_other_failures_and_none():
+    out = p.parse_smi_error(
+        "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
+        "Make sure that the latest NVIDIA driver is installed and running.\n"
+    )
+    assert out["mismatch"] is False and out["library_version"] is None
+    assert out["error"].startswith("NVIDIA-SMI has failed")
+    assert p.parse_smi_error("") == {"error": None, "mismatch": False, "library_version": None}
+    # the mismatch line of drivers before R535 (no library version line)
+    assert p.parse_smi_error("Failed to initialize NVML: Driver/library version mismatch\n")["mismatch"] is True

@@ -85,3 +85,30 @@ def test_old_driver_retries_without_compute_cap(monkeypatch, capsys):
     assert facts["gpus"][0]["name"] == "Tesla K80"
     assert facts["gpus"][0]["compute_cap"] is None
     assert facts["driver_version"] == "470.256.02"
+
+
+def test_mismatch_after_an_upgrade_without_reload(monkeypatch, capsys):
+    """The userspace was upgraded (580.95) while the old module (550.54.15) stays loaded: nvidia-smi fails, the facts
+    keep the loaded version from /proc and say why nvidia-smi failed."""
+    smi_query = "--query-gpu=" + ",".join(gpu_facts.parse.SMI_FIELDS) + " --format=csv,noheader,nounits"
+    tools = {"lspci": "/usr/bin/lspci", "nvidia-smi": "/usr/bin/nvidia-smi"}
+    outputs = {
+        "lspci": (0, (FIX / "lspci_hgx_h100.txt").read_text(), ""),
+        smi_query: (18, (FIX / "smi_mismatch_580.txt").read_text(), ""),
+    }
+    files = {"/proc/driver/nvidia/version": (FIX / "proc_version_open.txt").read_text()}
+    facts = _run(monkeypatch, capsys, tools, outputs, files)["ansible_facts"]["gpucluster_gpu"]
+    assert facts["driver_mismatch"] is True
+    assert facts["nvml_error"] == "Failed to initialize NVML: Driver/library version mismatch"
+    assert facts["nvml_library_version"] == "580.95"
+    assert facts["driver_version"] == "550.54.15"  # the loaded module's, from /proc
+    assert facts["gpu_count"] == 8 and facts["gpus"][0]["source"] == "lspci"
+    assert facts["nvswitch_count"] == 4
+
+
+def test_no_mismatch_when_nvidia_smi_runs(monkeypatch, capsys):
+    smi_query = "--query-gpu=" + ",".join(gpu_facts.parse.SMI_FIELDS) + " --format=csv,noheader,nounits"
+    tools = {"nvidia-smi": "/usr/bin/nvidia-smi"}
+    outputs = {smi_query: (0, (FIX / "smi_query_h100.csv").read_text(), ""), "": (0, "", "")}
+    facts = _run(monkeypatch, capsys, tools, outputs, {})["ansible_facts"]["gpucluster_gpu"]
+    assert facts["driver_mismatch"] is False and facts["nvml_error"] is None and facts["nvml_library_version"] is None

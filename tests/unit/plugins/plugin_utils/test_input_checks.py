@@ -87,6 +87,8 @@ BASELINE = {
         "nvidia_driver_kernel_packages": [],
         "nvidia_driver_blacklist_nouveau": True,
         "nvidia_driver_mok_signing": False,
+        "nvidia_driver_mok_key": "/var/lib/dkms/mok.key",
+        "nvidia_driver_mok_cert": "/var/lib/dkms/mok.pub",
         "nvidia_driver_persistenced": True,
         "nvidia_driver_reboot": "if_needed",
         "nvidia_driver_reboot_throttle": 1,
@@ -883,3 +885,18 @@ def test_gpu_library_roles_warn_that_inputs_set_for_a_gpu_less_host_are_unused()
     assert [(f.variable, f.level) for f in findings] == [("nccl_force", ic.WARNING)]
     assert "nccl_version unused" in findings[0].text()
     assert _validate_on("nccl", DEBIAN12, {"nccl_force": True}, has_gpu=False) == []
+
+
+def test_horovod_on_a_gpu_host_needs_gpu_operations():
+    """A GPU host whose build would have no CUDA: refused (training would silently run on the CPU)."""
+    findings = _validate("horovod", {"horovod_cuda_version": ""}, has_gpu=True)
+    assert [(f.variable, f.level) for f in findings] == [("horovod_cuda_version", ic.ERROR)]
+    assert "silently run on the CPU" in findings[0].text()
+    assert (
+        _validate("horovod", {"horovod_cuda_version": "12.4", "horovod_framework_cuda_variant": "cu124"}, has_gpu=True)
+        == []
+    )
+    # the user's own GPU build environment counts; CPU hosts and hosts without gpu_facts are not concerned
+    assert _validate("horovod", {"horovod_build_env": {"HOROVOD_GPU_OPERATIONS": "NCCL"}}, has_gpu=True) == []
+    assert _validate("horovod", {"horovod_cuda_version": ""}, has_gpu=False) == []
+    assert _validate("horovod", {"horovod_cuda_version": ""}, has_gpu=None) == []

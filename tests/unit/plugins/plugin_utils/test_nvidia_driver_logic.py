@@ -379,7 +379,10 @@ def test_reload_unloads_users_first():
     got = logic.reboot_decision(
         policy="if_needed", gpu_present=True, installed_version="550.163.01-2", loaded_version="535.261.03"
     )
-    assert got["command"] == "modprobe -r nvidia_uvm nvidia_drm nvidia_modeset nvidia_peermem nvidia && modprobe nvidia"
+    assert got["command"] == (
+        "systemctl stop nvidia-persistenced nvidia-fabricmanager 2>/dev/null;"
+        " modprobe -r nvidia_uvm nvidia_drm nvidia_modeset nvidia_peermem nvidia && modprobe nvidia"
+    )
 
 
 def test_filters_wrap_the_logic():
@@ -424,3 +427,87 @@ def test_nvswitch_host_needs_a_method_with_fabricmanager():
     problems = _problems(nvswitch_count=4, fabricmanager_methods=DEB12["_nvidia_driver_fabricmanager_methods"])
     assert any("has 4 NVSwitch devices" in p and "nvidia_driver_method: repo" in p for p in problems), problems
     assert _problems(method="repo", branch="550", nvswitch_count=4, fabricmanager_methods=["repo"]) == []
+
+
+# --- the driver's own daemons and other holders of the GPU -------------------------------------------------------
+HOLDERS = """\
+812 nvidia-persiste
+913 nv-fabricmanage
+4242 python3
+4300 nvidia-smi
+"""
+
+
+def test_own_daemons_are_not_holders():
+    assert logic.parse_gpu_holders(HOLDERS) == ["4242 python3", "4300 nvidia-smi"]
+    assert logic.parse_gpu_holders("812 nvidia-persiste\n913 nv-fabricmanage\n") == []
+    assert logic.parse_gpu_holders("") == []
+
+
+def test_reload_possible_when_only_persistenced_holds_the_gpu():
+    got = logic.reboot_decision(
+        policy="never",
+        gpu_present=True,
+        installed_version="580.95.05-1",
+        loaded_version="550.54.15",
+        gpu_holders=logic.parse_gpu_holders("812 nvidia-persiste\n"),
+    )
+    assert got["action"] == "reload" and got["reboot_required"] is False
+    assert got["command"].startswith("systemctl stop nvidia-persistenced nvidia-fabricmanager")
+
+
+def test_holders_are_named_when_they_block_the_reload():
+    got = logic.reboot_decision(
+        policy="never",
+        gpu_present=True,
+        installed_version="580.95.05-1",
+        loaded_version="550.54.15",
+        gpu_holders=logic.parse_gpu_holders(HOLDERS),
+    )
+    assert got["action"] == "fail"
+    assert "(4242 python3, 4300 nvidia-smi)" in got["reason"]
+    assert "run the play again" in got["command"]
+    rebooted = logic.reboot_decision(
+        policy="if_needed",
+        gpu_present=True,
+        installed_version="580.95.05-1",
+        loaded_version="550.54.15",
+        gpu_holders=["4242 python3"],
+    )
+    assert rebooted["action"] == "reboot" and "4242 python3" in rebooted["reason"]
+
+
+# --- whether the role works on a host ----------------------------------------------------------------------------
+H100 = {"gpus": [{"name": "NVIDIA H100 80GB HBM3", "pci_id": "10de:2330"}], "driver_version": "580.95.05"}
+
+
+@pytest.mark.parametrize(
+    ("facts", "stack", "kwargs", "active", "says"),
+    [
+        ({"gpus": []}, {}, {}, False, "found no NVIDIA GPU"),
+        ({"gpus": []}, {}, {"force": True}, True, "no NVIDIA driver is loaded"),
+        (dict(H100, driver_version=None), {}, {}, True, "no NVIDIA driver is loaded"),
+        (H100, {"driver_upgrade_required": False}, {}, False, "driver 580.95.05 already satisfies the stack"),
+        (H100, {}, {}, False, "already satisfies"),
+        (H100, {"driver_upgrade_required": True, "driver_min": "590.44"}, {}, True, "it needs 590.44"),
+        (H100, {}, {"upgrade": True}, True, "nvidia_driver_upgrade is true"),
+        (H100, {}, {"version": "580.105.08"}, True, "asks for 580.105.08"),
+        (
+            dict(
+                H100,
+                driver_version="550.54.15",
+                driver_mismatch=True,
+                nvml_error="Failed to initialize NVML: Driver/library version mismatch",
+                nvml_library_version="580.95",
+            ),
+            {"driver_upgrade_required": False},
+            {},
+            True,
+            "the loaded module 550.54.15 and the installed userspace 580.95 differ",
+        ),
+    ],
+)
+def test_driver_action(facts, stack, kwargs, active, says):
+    got = logic.driver_action(facts, stack, **kwargs)
+    assert got["active"] is active
+    assert says in got["reason"]
