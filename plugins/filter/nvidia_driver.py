@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filters of the nvidia_driver role: nvidia_driver_packages, nvidia_driver_target_version,
 nvidia_driver_version_problem, nvidia_driver_action, nvidia_driver_reboot_decision, nvidia_driver_gpu_holders,
-nvidia_driver_rpm_newest, nvidia_driver_rpm_lock_names.
+nvidia_driver_rpm_newest, nvidia_driver_rpm_lock_names, nvidia_driver_deb_lock_pins, nvidia_driver_dkms_installed.
 
 Documented in the matching <name>.yml files; the logic is in plugin_utils/nvidia_driver_logic.py.
 """
@@ -42,10 +42,15 @@ def nvidia_driver_version_problem(version, host, driver_min=None, cuda=None):
     return _logic.version_problem(str(host), version or None, driver_min or None, cuda or None)
 
 
-def nvidia_driver_action(gpu_facts, stack=None, force=False, upgrade=False, version=""):
+def nvidia_driver_action(gpu_facts, stack=None, force=False, upgrade=False, version="", minimum=""):  # noqa: PLR0917
     """Whether the role works on this host, and why."""
     return _logic.driver_action(
-        dict(gpu_facts or {}), dict(stack or {}), force=bool(force), upgrade=bool(upgrade), version=str(version or "")
+        dict(gpu_facts or {}),
+        dict(stack or {}),
+        force=bool(force),
+        upgrade=bool(upgrade),
+        version=str(version or ""),
+        minimum=str(minimum or ""),
     )
 
 
@@ -74,6 +79,16 @@ def nvidia_driver_rpm_lock_names(rpm_qa, version):
     return _logic.rpm_lock_names(str(rpm_qa or ""), version or None)
 
 
+def nvidia_driver_deb_lock_pins(dpkg_query, version, exclude=None):
+    """The installed driver packages of ``version`` with their versions, to pin and hold with apt (repo method)."""
+    return _logic.deb_lock_pins(str(dpkg_query or ""), version or None, list(exclude or []))
+
+
+def nvidia_driver_dkms_installed(status, module=None):
+    """The kernels ``dkms status`` shows the module installed for (DKMS 2 and 3 formats)."""
+    return _logic.dkms_installed_kernels(str(status or ""), module or None)
+
+
 class FilterModule:
     """gpucluster.horovod nvidia_driver filters."""
 
@@ -87,4 +102,6 @@ class FilterModule:
             "nvidia_driver_reboot_decision": nvidia_driver_reboot_decision,
             "nvidia_driver_rpm_newest": nvidia_driver_rpm_newest,
             "nvidia_driver_rpm_lock_names": nvidia_driver_rpm_lock_names,
+            "nvidia_driver_deb_lock_pins": nvidia_driver_deb_lock_pins,
+            "nvidia_driver_dkms_installed": nvidia_driver_dkms_installed,
         }

@@ -180,6 +180,58 @@ def rpm_lock_names(rpm_qa: str, version: Optional[str]) -> List[str]:
     return sorted(names)
 
 
+def deb_lock_pins(dpkg_query: str, version: Optional[str], exclude: Iterable[str] = ()) -> List[Dict[str, str]]:
+    """The installed packages of one driver version, to pin and hold with apt (the repo method):
+    ``[{"package": name, "version": its installed version}]``.
+
+    ``dpkg_query`` is the output of ``dpkg-query -W -f '${Package} ${Version} ${db:Status-Abbrev}\\n'``. NVIDIA's
+    metapackages (``cuda-drivers-550``, ``nvidia-open-570``) depend on the driver's packages with ``>=``, so a pin
+    and hold of the metapackage alone lets an upgrade move the libraries and the kernel module under a running
+    driver ("Driver/library version mismatch"). A package belongs to the driver when it is installed, its upstream
+    version is the driver's and its name is NVIDIA's (``*nvidia*``, ``cuda-drivers*``, ``libcuda*``, ``libnv*``).
+    ``exclude``: names pinned elsewhere (the metapackages; ``name=version`` is accepted). Sorted by name, one entry
+    per name (several architectures)."""
+    up = upstream_version(version)
+    if not up:
+        return []
+    skip = {str(e).split("=")[0] for e in exclude}
+    pins: Dict[str, str] = {}
+    for line in (dpkg_query or "").splitlines():
+        parts = line.split()
+        if len(parts) < 3 or parts[2][1:2] != "i":
+            continue
+        name = parts[0].split(":")[0]
+        nvidia_name = "nvidia" in name or name.startswith(("cuda-drivers", "libcuda", "libnv"))
+        if upstream_version(parts[1]) == up and nvidia_name and name not in skip:
+            pins.setdefault(name, parts[1])
+    return [{"package": n, "version": pins[n]} for n in sorted(pins)]
+
+
+_DKMS_LINE = re.compile(
+    r"^(?P<module>[^,/\s]+)(?:/|,\s*)(?P<version>[^,\s]+),\s*(?P<kernel>[^,\s]+)(?:,\s*(?P<arch>[^:\s]+))?"
+    r"\s*:\s*(?P<state>[a-z-]+)"
+)
+
+
+def dkms_installed_kernels(status: str, module: Optional[str] = None) -> List[str]:
+    """The kernels ``dkms status`` shows the module *installed* for, in both formats.
+
+    DKMS 3: ``nvidia-current/535.261.03, 6.1.0-28-amd64, x86_64: installed``; DKMS 2 (Ubuntu 22.04):
+    ``nvidia, 535.183.01, 5.15.0-91-generic, x86_64: installed``. A note after the state (``installed (WARNING!
+    Diff between built and installed module!)``) is allowed; ``added``/``built`` lines and lines of other
+    modules (when ``module`` is given) are not counted."""
+    kernels: List[str] = []
+    for line in (status or "").splitlines():
+        m = _DKMS_LINE.match(line.strip())
+        if not m or m.group("state") != "installed":
+            continue
+        if module and m.group("module") != module:
+            continue
+        if m.group("kernel") not in kernels:
+            kernels.append(m.group("kernel"))
+    return kernels
+
+
 def _gpu_rows(gpus: Iterable[Mapping[str, Any]], arch_of) -> List[Dict[str, Any]]:
     rows = []
     for gpu in gpus or []:
@@ -346,13 +398,15 @@ def driver_action(
     force: bool = False,
     upgrade: bool = False,
     version: str = "",
+    minimum: str = "",
 ) -> Dict[str, Any]:
     """Whether the role works on this host, and why: ``{"active": bool, "reason": str}``.
 
     Active on a host with an NVIDIA GPU (or with ``force``), unless the loaded driver already satisfies the stack
     (``driver_upgrade_required`` false) and neither an upgrade nor an exact version is asked for. A loaded module that
     differs from the installed userspace (gpu_facts ``driver_mismatch``) is never left alone: the role brings them
-    in step even when the loaded version would satisfy the stack.
+    in step even when the loaded version would satisfy the stack. Without a resolved stack (the role run on its own)
+    the loaded driver is compared with ``minimum`` (nvidia_driver_min) or, failing that, with the stack's driver_min.
     """
     gpu = gpu_facts or {}
     stack = stack or {}
@@ -365,7 +419,12 @@ def driver_action(
     loaded = gpu.get("driver_version")
     nvml = gpu.get("nvml_error") or "Driver/library version mismatch"
     library = gpu.get("nvml_library_version") or "(another version)"
-    need = stack.get("driver_min") or "a newer one"
+    need = stack.get("driver_min") or minimum or "a newer one"
+    if "driver_upgrade_required" in stack:
+        too_old = bool(stack.get("driver_upgrade_required"))
+    else:
+        floor = upstream_version(minimum or stack.get("driver_min"))
+        too_old = bool(loaded and floor and _vt(str(loaded)) < _vt(floor))
     # (applies, why the role works on the host), first match wins
     rules = (
         (
@@ -373,7 +432,7 @@ def driver_action(
             f"the loaded module {loaded} and the installed userspace {library} differ ({nvml})",
         ),
         (loaded is None, "no NVIDIA driver is loaded"),
-        (stack.get("driver_upgrade_required"), f"driver {loaded} does not satisfy the stack (it needs {need})"),
+        (too_old, f"driver {loaded} does not satisfy the stack (it needs {need})"),
         (upgrade, f"driver {loaded} satisfies the stack; nvidia_driver_upgrade is true"),
         (version, f"driver {loaded} satisfies the stack; nvidia_driver_version asks for {version}"),
     )
@@ -398,6 +457,20 @@ def parse_gpu_holders(listing: str, own_daemons: Iterable[str] = OWN_DAEMONS) ->
     return out
 
 
+def reload_command(modules_file: str = "/proc/modules") -> str:
+    """The shell command that reloads the NVIDIA modules: stop the driver's own daemons, unload the NVIDIA modules
+    that are loaded (users first; ``modprobe -r`` of one that is not loaded fails), load ``nvidia`` and then again
+    the others that were loaded. Exits non-zero at the first module that cannot be unloaded (a console on
+    nvidia_drm, ib_core on nvidia_peermem), with the modules unloaded so far loaded back."""
+    order = " ".join(MODULE_UNLOAD_ORDER)
+    return (
+        f"systemctl stop {' '.join(OWN_DAEMON_UNITS)} 2>/dev/null; r=; "
+        f'for m in {order}; do if grep -q "^$m " {modules_file}; then '
+        f'modprobe -r "$m" || {{ echo "cannot unload $m" >&2; for x in nvidia $r; do modprobe "$x"; done; exit 1; }}; '
+        f'r="$m $r"; fi; done; modprobe nvidia && for m in $r; do [ "$m" = nvidia ] || modprobe "$m" || exit 1; done'
+    )
+
+
 def reboot_decision(  # noqa: PLR0911 - one return per row of the decision table, read top to bottom
     *,
     policy: str,
@@ -420,13 +493,7 @@ def reboot_decision(  # noqa: PLR0911 - one return per row of the decision table
     """
     inst = upstream_version(installed_version)
     loaded = upstream_version(loaded_version)
-    reload_cmd = (
-        "systemctl stop "
-        + " ".join(OWN_DAEMON_UNITS)
-        + " 2>/dev/null; modprobe -r "
-        + " ".join(MODULE_UNLOAD_ORDER)
-        + " && modprobe nvidia"
-    )
+    reload_cmd = reload_command()
     holders = list(gpu_holders)
     gpu_in_use = gpu_in_use or bool(holders)
     held = f" ({', '.join(holders[:5])}{', ...' if len(holders) > 5 else ''})" if holders else ""

@@ -24,6 +24,7 @@ def _gets_driver(values, ctx) -> bool:
         force=bool(values.get("nvidia_driver_force")),
         upgrade=bool(values.get("nvidia_driver_upgrade")),
         version=str(values.get("nvidia_driver_version") or ""),
+        minimum=str(values.get("nvidia_driver_min") or ""),
     )["active"]
 
 

@@ -3,6 +3,7 @@ checks and the reboot / module-mismatch decision."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -375,14 +376,113 @@ def test_mismatch_that_cannot_reboot_names_the_commands():
     assert "fuser -v /dev/nvidia*" in got["command"] and "modprobe nvidia" in got["command"]
 
 
-def test_reload_unloads_users_first():
+def _run_reload(tmp_path, loaded, refuse=()):
+    """Run the reload command as the shell module does (/bin/sh: dash here) with stand-in systemctl/modprobe that log
+    their calls; /proc/modules from ``loaded``."""
+    modules = tmp_path / "modules"
+    modules.write_text("".join(f"{m} 1 0 - Live 0x0\n" for m in loaded) + "nvidiafb_other 1 0 - Live 0x0\n")
+    log = tmp_path / "log"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "systemctl").write_text(f'#!/bin/sh\necho "systemctl $*" >> {log}\n')
+    refuse_test = " ".join(refuse)
+    (bin_dir / "modprobe").write_text(
+        f'#!/bin/sh\necho "modprobe $*" >> {log}\n'
+        f'if [ "$1" = -r ]; then for x in {refuse_test}; do [ "$2" = "$x" ] && exit 1; done; '
+        f'grep -q "^$2 " {modules} || exit 1; fi\nexit 0\n'
+    )
+    for f in bin_dir.iterdir():
+        f.chmod(0o755)
+    cmd = logic.reload_command(str(modules))
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin"}
+    res = subprocess.run(["sh", "-c", cmd], env=env, capture_output=True, text=True, check=False)
+    return res.returncode, log.read_text().splitlines(), res.stderr
+
+
+def test_reload_command_is_the_decisions():
     got = logic.reboot_decision(
         policy="if_needed", gpu_present=True, installed_version="550.163.01-2", loaded_version="535.261.03"
     )
-    assert got["command"] == (
-        "systemctl stop nvidia-persistenced nvidia-fabricmanager 2>/dev/null;"
-        " modprobe -r nvidia_uvm nvidia_drm nvidia_modeset nvidia_peermem nvidia && modprobe nvidia"
+    assert got["action"] == "reload" and got["command"] == logic.reload_command()
+
+
+def test_reload_unloads_only_the_loaded_modules_users_first_and_loads_them_back(tmp_path):
+    # nvidia_peermem and nvidia_drm are not loaded: modprobe -r of either would fail (the old command's bug).
+    rc, calls, _ = _run_reload(tmp_path, ["nvidia_uvm", "nvidia_modeset", "nvidia"])
+    assert rc == 0
+    assert calls == [
+        "systemctl stop nvidia-persistenced nvidia-fabricmanager",
+        "modprobe -r nvidia_uvm",
+        "modprobe -r nvidia_modeset",
+        "modprobe -r nvidia",
+        "modprobe nvidia",
+        "modprobe nvidia_modeset",
+        "modprobe nvidia_uvm",
+    ]
+
+
+def test_reload_with_no_module_loaded_loads_nvidia(tmp_path):
+    rc, calls, _ = _run_reload(tmp_path, [])
+    assert rc == 0 and calls[1:] == ["modprobe nvidia"]
+
+
+def test_a_module_that_cannot_be_unloaded_fails_the_reload_and_loads_back_what_was_removed(tmp_path):
+    rc, calls, err = _run_reload(
+        tmp_path, ["nvidia_uvm", "nvidia_drm", "nvidia_modeset", "nvidia"], refuse=["nvidia_drm"]
     )
+    assert rc == 1
+    assert "cannot unload nvidia_drm" in err
+    assert calls[1:] == ["modprobe -r nvidia_uvm", "modprobe -r nvidia_drm", "modprobe nvidia", "modprobe nvidia_uvm"]
+
+
+DPKG = """\
+cuda-drivers-550 550.144.03-1 hi
+nvidia-driver-550 550.144.03-1 ii
+libnvidia-compute-550:amd64 550.144.03-0ubuntu1 ii
+libnvidia-compute-550:i386 550.144.03-0ubuntu1 ii
+libcuda1:amd64 550.144.03-1 ii
+nvidia-dkms-550 550.144.03-1 ii
+nvidia-driver-535 535.183.01-1 rc
+nvidia-container-toolkit 1.17.8-1 ii
+cuda-toolkit-12-4 12.4.1-1 ii
+openssh-server 1:9.2p1-2 ii
+nvidia-fabricmanager-550 550.163.01-1 ii
+"""
+
+
+def test_deb_lock_pins_are_the_installed_drivers_packages_of_that_version():
+    assert logic.deb_lock_pins(DPKG, "550.144.03-1", ["cuda-drivers-550=550.144.03-1"]) == [
+        {"package": "libcuda1", "version": "550.144.03-1"},
+        {"package": "libnvidia-compute-550", "version": "550.144.03-0ubuntu1"},
+        {"package": "nvidia-dkms-550", "version": "550.144.03-1"},
+        {"package": "nvidia-driver-550", "version": "550.144.03-1"},
+    ]
+    assert logic.deb_lock_pins(DPKG, "", []) == []
+    assert logic.deb_lock_pins(DPKG, "570.195.03-1") == []
+    assert filters.nvidia_driver_deb_lock_pins(DPKG, "550.163.01-1") == [
+        {"package": "nvidia-fabricmanager-550", "version": "550.163.01-1"}
+    ]
+
+
+DKMS3 = """\
+nvidia-current/535.261.03, 6.1.0-28-amd64, x86_64: installed
+nvidia-current/535.261.03, 6.1.0-30-amd64, x86_64: built
+nvidia-current-open/535.261.03, 6.1.0-31-amd64, x86_64: installed
+nvidia-current/535.261.03: added
+"""
+DKMS2 = """\
+nvidia, 535.183.01, 5.15.0-91-generic, x86_64: installed
+nvidia, 535.183.01, 5.15.0-94-generic, x86_64: installed (WARNING! Diff between built and installed module!)
+virtualbox, 6.1.50, 5.15.0-91-generic, x86_64: installed
+"""
+
+
+def test_dkms_installed_kernels_reads_dkms_3_and_dkms_2():
+    assert logic.dkms_installed_kernels(DKMS3, "nvidia-current") == ["6.1.0-28-amd64"]
+    assert logic.dkms_installed_kernels(DKMS3) == ["6.1.0-28-amd64", "6.1.0-31-amd64"]
+    # DKMS 2 (Ubuntu 22.04): the second field is the version, not the kernel.
+    assert logic.dkms_installed_kernels(DKMS2, "nvidia") == ["5.15.0-91-generic", "5.15.0-94-generic"]
+    assert filters.nvidia_driver_dkms_installed("", "nvidia") == []
 
 
 def test_filters_wrap_the_logic():
@@ -489,6 +589,12 @@ H100 = {"gpus": [{"name": "NVIDIA H100 80GB HBM3", "pci_id": "10de:2330"}], "dri
         (dict(H100, driver_version=None), {}, {}, True, "no NVIDIA driver is loaded"),
         (H100, {"driver_upgrade_required": False}, {}, False, "driver 580.95.05 already satisfies the stack"),
         (H100, {}, {}, False, "already satisfies"),
+        # The role alone (no first play): the loaded driver against nvidia_driver_min.
+        (H100, {}, {"minimum": "590.44.01"}, True, "does not satisfy the stack (it needs 590.44.01)"),
+        (H100, {}, {"minimum": "575.51.03"}, False, "already satisfies"),
+        (H100, {"driver_min": "590.44.01"}, {}, True, "it needs 590.44.01"),
+        # The first play's answer wins over the minimum.
+        (H100, {"driver_upgrade_required": False}, {"minimum": "590.44.01"}, False, "already satisfies"),
         (H100, {"driver_upgrade_required": True, "driver_min": "590.44"}, {}, True, "it needs 590.44"),
         (H100, {}, {"upgrade": True}, True, "nvidia_driver_upgrade is true"),
         (H100, {}, {"version": "580.105.08"}, True, "asks for 580.105.08"),
