@@ -2,7 +2,8 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filters of the nvidia_driver role: nvidia_driver_packages, nvidia_driver_target_version,
 nvidia_driver_version_problem, nvidia_driver_action, nvidia_driver_reboot_decision, nvidia_driver_gpu_holders,
-nvidia_driver_rpm_newest, nvidia_driver_rpm_lock_names, nvidia_driver_deb_lock_pins, nvidia_driver_dkms_installed.
+nvidia_driver_rpm_newest, nvidia_driver_rpm_lock_names, nvidia_driver_deb_lock_pins,
+nvidia_driver_deb_release_names, nvidia_driver_dkms_installed.
 
 Documented in the matching <name>.yml files; the logic is in plugin_utils/nvidia_driver_logic.py.
 """
@@ -84,6 +85,11 @@ def nvidia_driver_deb_lock_pins(dpkg_query, version, exclude=None):
     return _logic.deb_lock_pins(str(dpkg_query or ""), version or None, list(exclude or []))
 
 
+def nvidia_driver_deb_release_names(dpkg_query, version):
+    """The held driver packages of another version, to release before the driver moves to ``version``."""
+    return _logic.deb_release_names(str(dpkg_query or ""), version or None)
+
+
 def nvidia_driver_dkms_installed(status, module=None):
     """The kernels ``dkms status`` shows the module installed for (DKMS 2 and 3 formats)."""
     return _logic.dkms_installed_kernels(str(status or ""), module or None)
@@ -103,5 +109,6 @@ class FilterModule:
             "nvidia_driver_rpm_newest": nvidia_driver_rpm_newest,
             "nvidia_driver_rpm_lock_names": nvidia_driver_rpm_lock_names,
             "nvidia_driver_deb_lock_pins": nvidia_driver_deb_lock_pins,
+            "nvidia_driver_deb_release_names": nvidia_driver_deb_release_names,
             "nvidia_driver_dkms_installed": nvidia_driver_dkms_installed,
         }

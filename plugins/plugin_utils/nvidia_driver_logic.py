@@ -201,10 +201,32 @@ def deb_lock_pins(dpkg_query: str, version: Optional[str], exclude: Iterable[str
         if len(parts) < 3 or parts[2][1:2] != "i":
             continue
         name = parts[0].split(":")[0]
-        nvidia_name = "nvidia" in name or name.startswith(("cuda-drivers", "libcuda", "libnv"))
-        if upstream_version(parts[1]) == up and nvidia_name and name not in skip:
+        if upstream_version(parts[1]) == up and _nvidia_deb_name(name) and name not in skip:
             pins.setdefault(name, parts[1])
     return [{"package": n, "version": pins[n]} for n in sorted(pins)]
+
+
+def _nvidia_deb_name(name: str) -> bool:
+    return "nvidia" in name or name.startswith(("cuda-drivers", "libcuda", "libnv"))
+
+
+def deb_release_names(dpkg_query: str, version: Optional[str]) -> List[str]:
+    """The held packages of another driver version, whose holds are released before the driver moves to ``version``:
+    apt changes or removes no held package it is not asked for by name, so the old version's libraries and kernel
+    module (the same branch's, or another branch's that the new one replaces) would block the move. Held, NVIDIA's
+    name (as ``deb_lock_pins``) and a driver version (branch 300 or newer, not ``version``): the container toolkit's
+    ``1.17.8`` and other NVIDIA products keep their holds. Sorted, without duplicates."""
+    up = upstream_version(version)
+    names = set()
+    for line in (dpkg_query or "").splitlines():
+        parts = line.split()
+        if len(parts) < 3 or parts[2][:1] != "h" or parts[2][1:2] != "i":
+            continue
+        name = parts[0].split(":")[0]
+        branch = version_branch(parts[1])
+        if _nvidia_deb_name(name) and branch is not None and branch >= 300 and upstream_version(parts[1]) != up:
+            names.add(name)
+    return sorted(names)
 
 
 _DKMS_LINE = re.compile(
@@ -457,17 +479,30 @@ def parse_gpu_holders(listing: str, own_daemons: Iterable[str] = OWN_DAEMONS) ->
     return out
 
 
+# The kernel's names of the NVIDIA modules (/proc/modules), users first. Debian's packages rename the modules to
+# nvidia-current*.ko (nvidia-current-open*.ko), which the kernel lists as nvidia_current_uvm and so on.
+MODULE_SUFFIXES_USERS_FIRST = ("_uvm", "_drm", "_modeset", "_peermem", "")
+MODULE_BASE_RE = "nvidia(_current(_open)?)?"
+
+
 def reload_command(modules_file: str = "/proc/modules") -> str:
-    """The shell command that reloads the NVIDIA modules: stop the driver's own daemons, unload the NVIDIA modules
-    that are loaded (users first; ``modprobe -r`` of one that is not loaded fails), load ``nvidia`` and then again
-    the others that were loaded. Exits non-zero at the first module that cannot be unloaded (a console on
-    nvidia_drm, ib_core on nvidia_peermem), with the modules unloaded so far loaded back."""
-    order = " ".join(MODULE_UNLOAD_ORDER)
+    """The shell command (POSIX sh) that reloads the NVIDIA modules: stop the driver's own daemons, unload the NVIDIA
+    modules that are loaded (users first, under their kernel names: ``nvidia_uvm`` or Debian's
+    ``nvidia_current_uvm``), load ``nvidia`` (modprobe's alias finds Debian's module) and then again the others that
+    were loaded. A module that cannot be unloaded (a console on nvidia_drm, ib_core on nvidia_peermem) ends it with
+    exit status 1, the modules unloaded so far loaded back and the enabled daemons started again."""
+    daemons = " ".join(OWN_DAEMON_UNITS)
+    suffixes = " ".join(f"'{x}'" for x in MODULE_SUFFIXES_USERS_FIRST)
+    restart = f"for u in {daemons}; do systemctl is-enabled --quiet $u 2>/dev/null && systemctl start $u; done"
     return (
-        f"systemctl stop {' '.join(OWN_DAEMON_UNITS)} 2>/dev/null; r=; "
-        f'for m in {order}; do if grep -q "^$m " {modules_file}; then '
-        f'modprobe -r "$m" || {{ echo "cannot unload $m" >&2; for x in nvidia $r; do modprobe "$x"; done; exit 1; }}; '
-        f'r="$m $r"; fi; done; modprobe nvidia && for m in $r; do [ "$m" = nvidia ] || modprobe "$m" || exit 1; done'
+        f"systemctl stop {daemons} 2>/dev/null; r=; "
+        f"for s in {suffixes}; do "
+        f'for m in $(awk -v s="$s" \'$1 ~ ("^{MODULE_BASE_RE}" s "$") {{print $1}}\' {modules_file}); do '
+        f'modprobe -r "$m" || {{ echo "cannot unload $m" >&2; modprobe nvidia; '
+        f'for x in $r; do modprobe "$x"; done; {restart}; exit 1; }}; '
+        f'r="$m $r"; done; done; '
+        f"modprobe nvidia && for m in $r; do "
+        f'case "$m" in nvidia|nvidia_current|nvidia_current_open) ;; *) modprobe "$m" || exit 1 ;; esac; done'
     )
 
 

@@ -379,12 +379,16 @@ def test_mismatch_that_cannot_reboot_names_the_commands():
 def _run_reload(tmp_path, loaded, refuse=()):
     """Run the reload command as the shell module does (/bin/sh: dash here) with stand-in systemctl/modprobe that log
     their calls; /proc/modules from ``loaded``."""
+    tmp_path.mkdir(exist_ok=True)
     modules = tmp_path / "modules"
     modules.write_text("".join(f"{m} 1 0 - Live 0x0\n" for m in loaded) + "nvidiafb_other 1 0 - Live 0x0\n")
     log = tmp_path / "log"
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "systemctl").write_text(f'#!/bin/sh\necho "systemctl $*" >> {log}\n')
+    # Fabric Manager is not enabled here (no NVSwitch): is-enabled says no.
+    (bin_dir / "systemctl").write_text(
+        f'#!/bin/sh\necho "systemctl $*" >> {log}\n[ "$1 $3" = "is-enabled nvidia-fabricmanager" ] && exit 1\nexit 0\n'
+    )
     refuse_test = " ".join(refuse)
     (bin_dir / "modprobe").write_text(
         f'#!/bin/sh\necho "modprobe $*" >> {log}\n'
@@ -432,7 +436,36 @@ def test_a_module_that_cannot_be_unloaded_fails_the_reload_and_loads_back_what_w
     )
     assert rc == 1
     assert "cannot unload nvidia_drm" in err
-    assert calls[1:] == ["modprobe -r nvidia_uvm", "modprobe -r nvidia_drm", "modprobe nvidia", "modprobe nvidia_uvm"]
+    assert calls[1:] == [
+        "modprobe -r nvidia_uvm",
+        "modprobe -r nvidia_drm",
+        "modprobe nvidia",
+        "modprobe nvidia_uvm",
+        # the daemons the reload stopped are started again where they are enabled
+        "systemctl is-enabled --quiet nvidia-persistenced",
+        "systemctl start nvidia-persistenced",
+        "systemctl is-enabled --quiet nvidia-fabricmanager",
+    ]
+
+
+def test_reload_finds_debians_renamed_modules(tmp_path):
+    # Debian's nvidia-current*.ko (open flavour: nvidia-current-open*.ko) are listed under these kernel names.
+    rc, calls, _ = _run_reload(
+        tmp_path, ["nvidia_current_uvm", "nvidia_current_drm", "nvidia_current_modeset", "nvidia_current"]
+    )
+    assert rc == 0
+    assert calls[1:] == [
+        "modprobe -r nvidia_current_uvm",
+        "modprobe -r nvidia_current_drm",
+        "modprobe -r nvidia_current_modeset",
+        "modprobe -r nvidia_current",
+        "modprobe nvidia",
+        "modprobe nvidia_current_modeset",
+        "modprobe nvidia_current_drm",
+        "modprobe nvidia_current_uvm",
+    ]
+    rc, calls, _ = _run_reload(tmp_path / "open", ["nvidia_current_open_uvm", "nvidia_current_open"])
+    assert rc == 0 and calls[1:3] == ["modprobe -r nvidia_current_open_uvm", "modprobe -r nvidia_current_open"]
 
 
 DPKG = """\
@@ -462,6 +495,17 @@ def test_deb_lock_pins_are_the_installed_drivers_packages_of_that_version():
     assert filters.nvidia_driver_deb_lock_pins(DPKG, "550.163.01-1") == [
         {"package": "nvidia-fabricmanager-550", "version": "550.163.01-1"}
     ]
+
+
+def test_deb_release_names_are_the_held_driver_packages_of_other_versions():
+    held = DPKG.replace("nvidia-driver-550 550.144.03-1 ii", "nvidia-driver-550 550.144.03-1 hi").replace(
+        "nvidia-container-toolkit 1.17.8-1 ii", "nvidia-container-toolkit 1.17.8-1 hi"
+    )
+    # Moving to 550.163.01 (or to another branch): the 550.144.03 holds go, the container toolkit's stays.
+    assert logic.deb_release_names(held, "550.163.01-1") == ["cuda-drivers-550", "nvidia-driver-550"]
+    assert filters.nvidia_driver_deb_release_names(held, "570.195.03-1") == ["cuda-drivers-550", "nvidia-driver-550"]
+    # Staying: nothing to release; removed-but-configured (rc) packages are not held.
+    assert logic.deb_release_names(held, "550.144.03-1") == []
 
 
 DKMS3 = """\
@@ -617,3 +661,13 @@ def test_driver_action(facts, stack, kwargs, active, says):
     got = logic.driver_action(facts, stack, **kwargs)
     assert got["active"] is active
     assert says in got["reason"]
+
+
+def test_only_ubuntu_22_pins_dkms_to_one_mok_pair():
+    """Ubuntu 22.04's DKMS 2.8 signs only with update-secureboot-policy's pair; DKMS 3 is told the role's pair."""
+    assert os_vars("Debian", "Ubuntu", "22")["_nvidia_driver_dkms_mok_pair"] == [
+        "/var/lib/shim-signed/mok/MOK.priv",
+        "/var/lib/shim-signed/mok/MOK.der",
+    ]
+    for osv in (DEB12, DEB13, UBU24):
+        assert "_nvidia_driver_dkms_mok_pair" not in osv
