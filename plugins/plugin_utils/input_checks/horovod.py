@@ -175,6 +175,26 @@ def _gpu_without_cuda(values, ctx):
         )
 
 
+@check(
+    "horovod_cuda_version",
+    "horovod_build_env",
+    description="with CUDA 13 or newer, the GPUs' compute capabilities in HOROVOD_BUILD_CUDA_CC_LIST",
+)
+def _cc_list(values, ctx):
+    cuda = str(values["horovod_cuda_version"] or "")
+    env = values["horovod_build_env"] or {}
+    major = re.match(r"^(\d+)", cuda)
+    if major and int(major.group(1)) >= 13 and not str(env.get("HOROVOD_BUILD_CUDA_CC_LIST") or "").strip():
+        yield Finding(
+            "horovod_build_env",
+            "(no HOROVOD_BUILD_CUDA_CC_LIST)",
+            f"CUDA {cuda}'s nvcc no longer compiles for compute capabilities below 7.5, and Horovod's default list"
+            " (used without HOROVOD_BUILD_CUDA_CC_LIST) has older ones: the GPU build would stop in nvcc",
+            "HOROVOD_BUILD_CUDA_CC_LIST with the GPUs' capabilities without the dot, e.g. '90' for H100 or '80,90'"
+            " (the first play sets it from gpu_facts)",
+        )
+
+
 CHECKS = [
     _version,
     _python,
@@ -186,6 +206,7 @@ CHECKS = [
     _cuda_sense,
     _cuda_without_gpu,
     _gpu_without_cuda,
+    _cc_list,
     training_user("horovod_user"),
     absolute_path(
         "horovod_venv",

@@ -887,6 +887,19 @@ def test_gpu_library_roles_warn_that_inputs_set_for_a_gpu_less_host_are_unused()
     assert _validate_on("nccl", DEBIAN12, {"nccl_force": True}, has_gpu=False) == []
 
 
+def test_horovod_with_cuda_13_needs_the_capability_list():
+    """nvcc 13 dropped compute capabilities below 7.5, which Horovod's default list has."""
+    cu130 = {"horovod_cuda_version": "13.0", "horovod_framework_cuda_variant": "cu130"}
+    findings = _validate("horovod", dict(cu130, horovod_build_env={}))
+    assert [(f.variable, f.level) for f in findings] == [("horovod_build_env", ic.ERROR)]
+    assert "below 7.5" in findings[0].text() and "'90' for H100" in findings[0].text()
+    env = {"HOROVOD_GPU_OPERATIONS": "NCCL", "HOROVOD_BUILD_CUDA_CC_LIST": "90"}
+    assert _validate("horovod", dict(cu130, horovod_build_env=env)) == []
+    cu128 = {"horovod_cuda_version": "12.8", "horovod_framework_cuda_variant": "cu128", "horovod_build_env": {}}
+    assert _validate("horovod", cu128) == []
+    assert _validate("horovod", {"horovod_cuda_version": "", "horovod_build_env": {}}) == []
+
+
 def test_horovod_on_a_gpu_host_needs_gpu_operations():
     """A GPU host whose build would have no CUDA: refused (training would silently run on the CPU)."""
     findings = _validate("horovod", {"horovod_cuda_version": ""}, has_gpu=True)
