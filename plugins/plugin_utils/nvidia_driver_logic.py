@@ -194,7 +194,7 @@ def deb_lock_pins(dpkg_query: str, version: Optional[str], exclude: Iterable[str
     up = upstream_version(version)
     if not up:
         return []
-    skip = {str(e).split("=")[0] for e in exclude}
+    skip = {str(e).split("=", maxsplit=1)[0] for e in exclude}
     pins: Dict[str, str] = {}
     for line in (dpkg_query or "").splitlines():
         parts = line.split()

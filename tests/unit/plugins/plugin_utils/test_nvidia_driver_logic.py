@@ -412,7 +412,7 @@ def test_reload_command_is_the_decisions():
 
 def test_reload_unloads_only_the_loaded_modules_users_first_and_loads_them_back(tmp_path):
     # nvidia_peermem and nvidia_drm are not loaded: modprobe -r of either would fail (the old command's bug).
-    rc, calls, _ = _run_reload(tmp_path, ["nvidia_uvm", "nvidia_modeset", "nvidia"])
+    rc, calls, _err = _run_reload(tmp_path, ["nvidia_uvm", "nvidia_modeset", "nvidia"])
     assert rc == 0
     assert calls == [
         "systemctl stop nvidia-persistenced nvidia-fabricmanager",
@@ -426,7 +426,7 @@ def test_reload_unloads_only_the_loaded_modules_users_first_and_loads_them_back(
 
 
 def test_reload_with_no_module_loaded_loads_nvidia(tmp_path):
-    rc, calls, _ = _run_reload(tmp_path, [])
+    rc, calls, _err = _run_reload(tmp_path, [])
     assert rc == 0 and calls[1:] == ["modprobe nvidia"]
 
 
@@ -450,7 +450,7 @@ def test_a_module_that_cannot_be_unloaded_fails_the_reload_and_loads_back_what_w
 
 def test_reload_finds_debians_renamed_modules(tmp_path):
     # Debian's nvidia-current*.ko (open flavour: nvidia-current-open*.ko) are listed under these kernel names.
-    rc, calls, _ = _run_reload(
+    rc, calls, _err = _run_reload(
         tmp_path, ["nvidia_current_uvm", "nvidia_current_drm", "nvidia_current_modeset", "nvidia_current"]
     )
     assert rc == 0
@@ -464,7 +464,7 @@ def test_reload_finds_debians_renamed_modules(tmp_path):
         "modprobe nvidia_current_drm",
         "modprobe nvidia_current_uvm",
     ]
-    rc, calls, _ = _run_reload(tmp_path / "open", ["nvidia_current_open_uvm", "nvidia_current_open"])
+    rc, calls, _err = _run_reload(tmp_path / "open", ["nvidia_current_open_uvm", "nvidia_current_open"])
     assert rc == 0 and calls[1:3] == ["modprobe -r nvidia_current_open_uvm", "modprobe -r nvidia_current_open"]
 
 
