@@ -64,3 +64,39 @@ def test_horovod_builder_of_the_key_wins():
     assert _pick({"HOROVOD_GPU_OPERATIONS": "NCCL"}, "13.0", builder="n1") == "n1"
     # a named builder of another key does not count
     assert _pick({"HOROVOD_GPU_OPERATIONS": "NCCL"}, "13.0", builder="n4") == "n2"
+
+
+def _nvcc_check(release: str, cuda: str = "13.0", needs_build: bool = True) -> tuple:
+    task = _task("Check that the builder of a GPU build has the stack's CUDA compiler")
+    v = {
+        "inventory_hostname": "n1",
+        "__horovod_needs_build": needs_build,
+        "__horovod_is_builder": True,
+        "__horovod_effective_build_env": {"HOROVOD_GPU_OPERATIONS": "NCCL"},
+        "__horovod_nvcc_release": release,
+        "horovod_cuda_version": cuda,
+        "horovod_cuda_home": "/usr/local/cuda",
+        "horovod_builder": "",
+    }
+    templar = Templar(loader=DataLoader(), variables=v)
+    spec = task["ansible.builtin.assert"]
+    return templar.evaluate_conditional(trust_as_template(spec["that"])), templar.template(
+        trust_as_template(spec["fail_msg"])
+    )
+
+
+def test_the_gpu_builder_needs_the_stacks_nvcc():
+    assert _nvcc_check("13.0")[0]
+    assert _nvcc_check("13.0", cuda="13.0.2")[0]
+    # a build already in the controller's cache needs no compiler
+    assert _nvcc_check("", needs_build=False)[0]
+    ok, msg = _nvcc_check("12.4")
+    assert not ok
+    assert (
+        "n1 builds Horovod with NCCL for CUDA 13.0, but its /usr/local/cuda/bin/nvcc is release 12.4, and no other"
+        " host of this build key has CUDA 13.0's." in msg
+    )
+    ok, msg = _nvcc_check("")
+    assert not ok
+    assert "it has no /usr/local/cuda/bin/nvcc, and no other host of this build key has CUDA 13.0's." in msg
+    assert "Nothing was built." in msg
