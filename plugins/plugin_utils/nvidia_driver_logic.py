@@ -26,12 +26,10 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 METHODS = ("distro", "repo")
 KERNEL_MODULES = ("open", "proprietary")
 REBOOT_POLICIES = ("never", "if_needed", "always")
-# Kernel modules, unloaded in this order (users first) by a reload.
 # The driver's own daemons hold /dev/nvidia* while they run; they are stopped for a module reload and started after
 # it (systemd unit names; their processes' names, as /proc/PID/comm gives them, cut to 15 characters).
 OWN_DAEMON_UNITS = ("nvidia-persistenced", "nvidia-fabricmanager")
 OWN_DAEMONS = ("nvidia-persistenced", "nv-fabricmanager")
-MODULE_UNLOAD_ORDER = ("nvidia_uvm", "nvidia_drm", "nvidia_modeset", "nvidia_peermem", "nvidia")
 
 
 def _fmt(template: str, branch: Any, kernel_module: str, server: bool) -> str:
@@ -196,14 +194,22 @@ def deb_lock_pins(dpkg_query: str, version: Optional[str], exclude: Iterable[str
         return []
     skip = {str(e).split("=", maxsplit=1)[0] for e in exclude}
     pins: Dict[str, str] = {}
+    for name, ver, _held in _dpkg_driver_rows(dpkg_query):
+        if upstream_version(ver) == up and name not in skip:
+            pins.setdefault(name, ver)
+    return [{"package": n, "version": pins[n]} for n in sorted(pins)]
+
+
+def _dpkg_driver_rows(dpkg_query: str) -> Iterable[tuple]:
+    """(name, version, held) of the installed packages with an NVIDIA driver name, from ``dpkg-query -W -f '${Package}
+    ${Version} ${db:Status-Abbrev}\\n'`` (the architecture qualifier dropped)."""
     for line in (dpkg_query or "").splitlines():
         parts = line.split()
         if len(parts) < 3 or parts[2][1:2] != "i":
             continue
         name = parts[0].split(":")[0]
-        if upstream_version(parts[1]) == up and _nvidia_deb_name(name) and name not in skip:
-            pins.setdefault(name, parts[1])
-    return [{"package": n, "version": pins[n]} for n in sorted(pins)]
+        if _nvidia_deb_name(name):
+            yield name, parts[1], parts[2][:1] == "h"
 
 
 def _nvidia_deb_name(name: str) -> bool:
@@ -218,13 +224,9 @@ def deb_release_names(dpkg_query: str, version: Optional[str]) -> List[str]:
     ``1.17.8`` and other NVIDIA products keep their holds. Sorted, without duplicates."""
     up = upstream_version(version)
     names = set()
-    for line in (dpkg_query or "").splitlines():
-        parts = line.split()
-        if len(parts) < 3 or parts[2][:1] != "h" or parts[2][1:2] != "i":
-            continue
-        name = parts[0].split(":")[0]
-        branch = version_branch(parts[1])
-        if _nvidia_deb_name(name) and branch is not None and branch >= 300 and upstream_version(parts[1]) != up:
+    for name, ver, held in _dpkg_driver_rows(dpkg_query):
+        branch = version_branch(ver)
+        if held and branch is not None and branch >= 300 and upstream_version(ver) != up:
             names.add(name)
     return sorted(names)
 
@@ -517,6 +519,7 @@ def reboot_decision(  # noqa: PLR0911 - one return per row of the decision table
     gpu_in_use: bool = False,
     control_node: bool = False,
     gpu_holders: Iterable[str] = (),
+    reload_error: str = "",
 ) -> Dict[str, Any]:
     """What to do after the install so that the loaded kernel module matches the userspace.
 
@@ -524,7 +527,8 @@ def reboot_decision(  # noqa: PLR0911 - one return per row of the decision table
     ``load``/``reload``: modprobe (after unloading the old modules), possible when no process but the driver's own
     daemons holds the GPU (``gpu_holders``, "PID COMM" lines, or ``gpu_in_use``); the reload stops those daemons first.
     ``reboot``: the policy allows it. ``fail``: a reboot is needed and not allowed (policy never, or the
-    control node); ``command`` says what to run.
+    control node); ``command`` says what to run. ``reload_error``: the load or reload was tried and failed with this
+    (a module that cannot be unloaded): then a reboot by the policy, or ``fail``.
     """
     inst = upstream_version(installed_version)
     loaded = upstream_version(loaded_version)
@@ -560,6 +564,8 @@ def reboot_decision(  # noqa: PLR0911 - one return per row of the decision table
     if loaded == inst:
         return {"action": "none", "reboot_required": False, "reason": f"module {loaded} matches", "command": ""}
     if loaded is None:
+        if reload_error:
+            return _reboot(f"no NVIDIA module loaded; driver {inst} installed; the reload failed ({reload_error})")
         return {
             "action": "load",
             "reboot_required": False,
@@ -568,6 +574,8 @@ def reboot_decision(  # noqa: PLR0911 - one return per row of the decision table
         }
     reason = f"loaded module {loaded} differs from the installed userspace {inst} (Driver/library version mismatch)"
     if not gpu_in_use:
+        if reload_error:
+            return _reboot(f"{reason}; the reload failed ({reload_error})")
         return {"action": "reload", "reboot_required": False, "reason": reason, "command": reload_cmd}
     if policy == "never" or control_node:
         out = _reboot(reason + " and processes hold the GPU" + held)

@@ -67,16 +67,17 @@ def test_modules_signed_with_another_key_are_named():
     ]
 
 
-def test_a_failed_reload_becomes_a_reboot_or_a_failure_by_policy():
-    task = _task("reboot.yml", "Fall back to a reboot when the modules could not be loaded")
+def test_a_failed_reload_is_decided_again_with_its_error():
+    """The fallback hands the first decision's inputs and the reload's error back to the decision filter (whose
+    answer test_nvidia_driver_logic checks): rendered here without the filter."""
+    task = _task("reboot.yml", "Decide again when the modules could not be loaded")
     expr = task["ansible.builtin.set_fact"]["__nvidia_driver_decision"]
-    decision = {"action": "reload", "reboot_required": False, "reason": "loaded module 535 differs", "command": "x"}
-    reload = {"rc": 1, "stderr": "cannot unload nvidia_drm\n"}
-    common = {"__nvidia_driver_decision": decision, "__nvidia_driver_reload": reload}
-    got = _render(expr, nvidia_driver_reboot="if_needed", __nvidia_driver_control_node=False, **common)
-    assert got["action"] == "reboot" and got["reboot_required"] is True
-    assert got["reason"] == "loaded module 535 differs; the reload failed (cannot unload nvidia_drm)"
-    got = _render(expr, nvidia_driver_reboot="never", __nvidia_driver_control_node=False, **common)
-    assert got["action"] == "fail" and got["reason"].endswith("a reboot is needed but nvidia_driver_reboot is never")
-    got = _render(expr, nvidia_driver_reboot="if_needed", __nvidia_driver_control_node=True, **common)
-    assert got["action"] == "fail" and "the control node is never rebooted" in got["reason"]
+    assert expr.rstrip().endswith("| gpucluster.horovod.nvidia_driver_reboot_decision }}")
+    inputs_expr = expr.rsplit("|", 1)[0] + "}}"
+    inputs = {"policy": "if_needed", "gpu_present": True}
+    got = _render(
+        inputs_expr, __nvidia_driver_decision_inputs=inputs, __nvidia_driver_reload={"rc": 1, "stderr": "x\n"}
+    )
+    assert got == {"policy": "if_needed", "gpu_present": True, "reload_error": "x"}
+    got = _render(inputs_expr, __nvidia_driver_decision_inputs=inputs, __nvidia_driver_reload={"rc": 3, "stderr": ""})
+    assert got["reload_error"] == "rc 3"

@@ -671,3 +671,22 @@ def test_only_ubuntu_22_pins_dkms_to_one_mok_pair():
     ]
     for osv in (DEB12, DEB13, UBU24):
         assert "_nvidia_driver_dkms_mok_pair" not in osv
+
+
+def test_a_failed_reload_becomes_a_reboot_or_a_failure_by_policy():
+    base = {"gpu_present": True, "installed_version": "550.163.01-2", "loaded_version": "535.261.03"}
+    got = logic.reboot_decision(policy="if_needed", reload_error="cannot unload nvidia_drm", **base)
+    assert got["action"] == "reboot" and got["reboot_required"] is True
+    assert got["reason"] == (
+        "loaded module 535.261.03 differs from the installed userspace 550.163.01 (Driver/library version mismatch);"
+        " the reload failed (cannot unload nvidia_drm)"
+    )
+    got = logic.reboot_decision(policy="never", reload_error="rc 1", **base)
+    assert got["action"] == "fail" and got["reason"].endswith("a reboot is needed but nvidia_driver_reboot is never")
+    got = logic.reboot_decision(policy="if_needed", control_node=True, reload_error="rc 1", **base)
+    assert got["action"] == "fail" and "the control node is never rebooted" in got["reason"]
+    # no module loaded and modprobe nvidia failed
+    got = logic.reboot_decision(
+        policy="if_needed", gpu_present=True, installed_version="550.163.01-2", loaded_version=None, reload_error="rc 1"
+    )
+    assert got["action"] == "reboot" and "no NVIDIA module loaded" in got["reason"]
