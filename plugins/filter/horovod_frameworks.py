@@ -78,12 +78,17 @@ def horovod_frameworks_missing(plans, versions):
     return [p["requirement"] for p in plans if not satisfied(p, versions.get(p["distribution"]))]
 
 
-def horovod_existing_env_problems(env, plans, python="", runtime_packages=(), will_install=()):
+def horovod_existing_env_problems(env, plans, python="", runtime_packages=(), will_install=(), *, nccl=""):
     """Why an existing Python environment cannot take Horovod for the plans (empty list: it can)."""
     if not isinstance(env, dict):
         raise AnsibleFilterError("horovod_existing_env_problems: input must be the python_env of python_env_facts")
     return existing_env_problems(
-        env, plans or [], str(python or ""), list(runtime_packages or []), list(will_install or [])
+        env,
+        plans or [],
+        str(python or ""),
+        list(runtime_packages or []),
+        list(will_install or []),
+        nccl=str(nccl or ""),
     )
 
 

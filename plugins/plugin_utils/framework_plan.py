@@ -110,18 +110,27 @@ def _variant_ok(plan: Mapping[str, Any], found: Optional[str]) -> bool:
     return True
 
 
+def _same_release(have: str, want: str) -> bool:
+    """``have`` is the release ``want`` names, as far as ``want`` goes ('2.28.9' is '2.28' and '2.28.9')."""
+    want_parts = want.split(".")
+    return have.split(".")[: len(want_parts)] == want_parts
+
+
 def existing_env_problems(
     env: Mapping[str, Any],
     plans: Sequence[Mapping[str, Any]],
     python: str,
     runtime_packages: Sequence[str] = (),
     will_install: Sequence[str] = (),
+    *,
+    nccl: str = "",
 ) -> List[str]:
     """Why an existing Python environment cannot take Horovod for the planned frameworks (empty: it can).
 
     ``env`` is the python_env_facts module's python_env; ``plans`` the horovod_frameworks plans (the stack's framework
     first); ``python`` the stack's Python (major.minor); ``runtime_packages`` what every Horovod venv needs besides
-    the frameworks (numpy); ``will_install`` distributions the user asked to install anyway (horovod_pip_packages).
+    the frameworks (numpy); ``will_install`` distributions the user asked to install anyway (horovod_pip_packages);
+    ``nccl`` the stack's NCCL (empty: a CPU build), which a framework's own NCCL must be.
     Each problem names what was found, what the stack wants and the variable that fixes it.
     """
     path = env.get("path") or "?"
@@ -174,6 +183,13 @@ def existing_env_problems(
                 f"{plan['variant']} build (training would "
                 + ("not find the GPUs" if not cuda else "load a CUDA that Horovod was not compiled for")
                 + f"): {fix}"
+            )
+        if nccl and fw.get("nccl") and not _same_release(str(fw["nccl"]), nccl):
+            problems.append(
+                f"its {label} loads NCCL {fw['nccl']}, the stack resolved NCCL {nccl}; Horovod links NCCL as "
+                f"libnccl.so.2, and in a training process the copy {label} loaded first serves both, so Horovod must "
+                f"be built against NCCL {fw['nccl']}: pin gpucluster_pins: {{nccl: '{fw['nccl']}'}} (the preflight "
+                f"role resolves the stack around it; horovod_nccl_version when the horovod role runs alone)"
             )
     have_dists = env.get("distributions") or {}
     wanted = {re.sub(r"[-_.]+", "-", str(n)).lower() for n in will_install}

@@ -215,3 +215,19 @@ def test_existing_env_distributions_name_builds_the_plan_would_not_install():
     tf_cuda = horovod_frameworks([{"name": "tensorflow", "version": "2.15.0", "variant": "cu122"}])
     assert horovod_existing_env_distributions(tf_env, tf_cpu) == ["tensorflow==2.15.0"]
     assert horovod_existing_env_distributions(tf_env, tf_cuda) == []
+
+
+def test_existing_env_pytorch_nccl_must_be_the_stacks():
+    env = _env()
+    env["frameworks"]["pytorch"]["nccl"] = "2.28.9"
+    assert horovod_existing_env_problems(env, _plans(), "3.12", ["numpy"], nccl="2.28.9") == []
+    assert horovod_existing_env_problems(env, _plans(), "3.12", ["numpy"], nccl="2.28") == []
+    # a CPU stack names no NCCL; a torch that could not say its NCCL is not refused for it
+    assert horovod_existing_env_problems(env, _plans(), "3.12", ["numpy"]) == []
+    env["frameworks"]["pytorch"]["nccl"] = None
+    assert horovod_existing_env_problems(env, _plans(), "3.12", ["numpy"], nccl="2.28.9") == []
+    env["frameworks"]["pytorch"]["nccl"] = "2.29.7"
+    problems = horovod_existing_env_problems(env, _plans(), "3.12", ["numpy"], nccl="2.28.9")
+    assert len(problems) == 1
+    assert "its PyTorch loads NCCL 2.29.7, the stack resolved NCCL 2.28.9" in problems[0]
+    assert "gpucluster_pins: {nccl: '2.29.7'}" in problems[0]
