@@ -116,6 +116,23 @@ def _same_release(have: str, want: str) -> bool:
     return have.split(".")[: len(want_parts)] == want_parts
 
 
+def env_nccl(env: Mapping[str, Any], framework: str) -> tuple:
+    """The NCCL release a PyTorch environment runs with, and where that was read: NVIDIA's ``nvidia-nccl-cuN`` wheel
+    (the library torch loads at run time, and the one a Horovod build against the wheel compiles with), else the NCCL
+    torch was compiled with (``torch.cuda.nccl.version()``). ``("", "")`` for other frameworks and CPU builds."""
+    if framework != "pytorch":
+        return "", ""
+    for name, version in sorted((env.get("distributions") or {}).items()):
+        if re.fullmatch(r"nvidia-nccl-cu\d+", name) and version:
+            m = re.match(r"\d+(\.\d+){0,2}", str(version))
+            if m:
+                return m.group(0), f"the {name} wheel"
+    fw = (env.get("frameworks") or {}).get(framework) or {}
+    if fw.get("nccl"):
+        return str(fw["nccl"]), "the NCCL PyTorch was compiled with"
+    return "", ""
+
+
 def existing_env_problems(
     env: Mapping[str, Any],
     plans: Sequence[Mapping[str, Any]],
@@ -184,12 +201,14 @@ def existing_env_problems(
                 + ("not find the GPUs" if not cuda else "load a CUDA that Horovod was not compiled for")
                 + f"): {fix}"
             )
-        if nccl and fw.get("nccl") and not _same_release(str(fw["nccl"]), nccl):
+        have_nccl, nccl_source = env_nccl(env, plan["name"])
+        if nccl and have_nccl and not _same_release(have_nccl, nccl):
             problems.append(
-                f"its {label} loads NCCL {fw['nccl']}, the stack resolved NCCL {nccl}; Horovod links NCCL as "
-                f"libnccl.so.2, and in a training process the copy {label} loaded first serves both, so Horovod must "
-                f"be built against NCCL {fw['nccl']}: pin gpucluster_pins: {{nccl: '{fw['nccl']}'}} (the preflight "
-                f"role resolves the stack around it; horovod_nccl_version when the horovod role runs alone)"
+                f"it has NCCL {have_nccl} ({nccl_source}), the stack resolved NCCL {nccl}; Horovod links NCCL as "
+                f"libnccl.so.2, and in a training process the copy {label} loaded serves both, so Horovod must be "
+                f"built against NCCL {have_nccl}: pin gpucluster_pins: {{nccl: '{have_nccl}'}} (the preflight role "
+                f"resolves the stack around it), or set horovod_nccl_version: '{have_nccl}' when the horovod role "
+                "runs alone"
             )
     have_dists = env.get("distributions") or {}
     wanted = {re.sub(r"[-_.]+", "-", str(n)).lower() for n in will_install}

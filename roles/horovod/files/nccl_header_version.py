@@ -2,14 +2,15 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Print "<version> <path>" of the nccl.h a Horovod build compiles against, or nothing when there is none.
 
-Arguments: the NCCL home the build is given (HOROVOD_NCCL_HOME; may be empty) and the CUDA home. With a home, only
-<home>/include/nccl.h counts (Horovod's CMake looks nowhere else); without one, the CUDA home's include directory,
-then the system's (Debian's and Ubuntu's libnccl-dev, NVIDIA's repository packages). Run by the
-gpucluster.horovod.horovod role on the builder with `python -c`.
+Arguments: HOROVOD_NCCL_INCLUDE, HOROVOD_NCCL_HOME (each may be empty), the CUDA home and the build's PATH. The search
+follows Horovod's FindNCCL.cmake and CMake's find_path: the include directory given, the NCCL home's include/, the
+CUDA home's, then <prefix>/include/<arch> and <prefix>/include for the prefix of every bin directory on PATH (the
+venv - a conda environment's NCCL -, /usr/local, /usr). Run by the gpucluster.horovod.horovod role on the builder
+with `python -c`.
 """
 
-import glob
 import os
+import platform
 import re
 import sys
 
@@ -25,23 +26,37 @@ def header_version(text):
     return ".".join(parts)
 
 
-def candidates(nccl_home, cuda_home):
-    if nccl_home:
-        return [os.path.join(nccl_home, "include", "nccl.h")]
-    found = [os.path.join(cuda_home, "include", "nccl.h")] if cuda_home else []
-    found += ["/usr/local/include/nccl.h", "/usr/include/nccl.h"]
-    return found + sorted(glob.glob("/usr/include/*-linux-gnu*/nccl.h"))
+def candidates(include_dir, nccl_home, cuda_home, path, arch=None):
+    arch = arch or platform.machine() + "-linux-gnu"
+    dirs = [
+        d
+        for d in (
+            include_dir,
+            nccl_home and os.path.join(nccl_home, "include"),
+            cuda_home and os.path.join(cuda_home, "include"),
+        )
+        if d
+    ]
+    for entry in (path or "").split(os.pathsep):
+        if entry:
+            prefix = os.path.dirname(entry.rstrip("/")) or "/"
+            dirs += [os.path.join(prefix, "include", arch), os.path.join(prefix, "include")]
+    out = []
+    for d in dirs:
+        header = os.path.join(d, "nccl.h")
+        if header not in out:
+            out.append(header)
+    return out
 
 
 def main(argv):
-    nccl_home = argv[0] if argv else ""
-    cuda_home = argv[1] if len(argv) > 1 else ""
-    for path in candidates(nccl_home, cuda_home):
-        if os.path.isfile(path):
-            with open(path, encoding="utf-8", errors="replace") as handle:
+    argv = list(argv) + [""] * (4 - len(argv))
+    for header in candidates(*argv[:4]):
+        if os.path.isfile(header):
+            with open(header, encoding="utf-8", errors="replace") as handle:
                 version = header_version(handle.read())
             if version:
-                print(version, os.path.realpath(path))
+                print(version, os.path.realpath(header))
                 return 0
     return 0
 

@@ -229,5 +229,16 @@ def test_existing_env_pytorch_nccl_must_be_the_stacks():
     env["frameworks"]["pytorch"]["nccl"] = "2.29.7"
     problems = horovod_existing_env_problems(env, _plans(), "3.12", ["numpy"], nccl="2.28.9")
     assert len(problems) == 1
-    assert "its PyTorch loads NCCL 2.29.7, the stack resolved NCCL 2.28.9" in problems[0]
+    assert "it has NCCL 2.29.7 (the NCCL PyTorch was compiled with), the stack resolved NCCL 2.28.9" in problems[0]
     assert "gpucluster_pins: {nccl: '2.29.7'}" in problems[0]
+    assert "horovod_nccl_version: '2.29.7'" in problems[0]
+
+
+def test_existing_env_nccl_is_the_wheel_torch_loads_when_there_is_one():
+    # torch compiled with 2.28.9, its nvidia-nccl-cu13 wheel upgraded to 2.29.7: the library loaded is 2.29.7
+    env = _env()
+    env["frameworks"]["pytorch"]["nccl"] = "2.28.9"
+    env["distributions"]["nvidia-nccl-cu13"] = "2.29.7"
+    assert horovod_existing_env_problems(env, _plans(), "3.12", ["numpy"], nccl="2.29.7") == []
+    problems = horovod_existing_env_problems(env, _plans(), "3.12", ["numpy"], nccl="2.28.9")
+    assert "it has NCCL 2.29.7 (the nvidia-nccl-cu13 wheel)" in problems[0]
