@@ -56,6 +56,7 @@ _value:
 from ansible.errors import AnsibleFilterError  # noqa: E402 - documentation first
 
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils.framework_plan import (  # noqa: E402 - documentation first
+    env_nccl,
     existing_env_distributions,
     existing_env_problems,
     frameworks_plan,
@@ -92,6 +93,11 @@ def horovod_existing_env_problems(env, plans, python="", runtime_packages=(), wi
     )
 
 
+def horovod_existing_env_nccl(env, framework):
+    """The NCCL release an existing environment's framework runs with ('' when none)."""
+    return env_nccl(env or {}, str(framework or ""))[0]
+
+
 def horovod_existing_env_distributions(env, plans):
     """The framework builds of an existing environment that differ from the plans' requirements (dist==version)."""
     return existing_env_distributions(env or {}, plans or [])
@@ -104,4 +110,5 @@ class FilterModule:
             "horovod_frameworks_missing": horovod_frameworks_missing,
             "horovod_existing_env_problems": horovod_existing_env_problems,
             "horovod_existing_env_distributions": horovod_existing_env_distributions,
+            "horovod_existing_env_nccl": horovod_existing_env_nccl,
         }

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
+from .gpu_libs import version_matches
+
 FRAMEWORKS = {
     "pytorch": {"package": "torch", "module": "torch", "flag": "PYTORCH"},
     "tensorflow": {"package": "tensorflow", "module": "tensorflow", "flag": "TENSORFLOW"},
@@ -110,12 +112,6 @@ def _variant_ok(plan: Mapping[str, Any], found: Optional[str]) -> bool:
     return True
 
 
-def _same_release(have: str, want: str) -> bool:
-    """``have`` is the release ``want`` names, as far as ``want`` goes ('2.28.9' is '2.28' and '2.28.9')."""
-    want_parts = want.split(".")
-    return have.split(".")[: len(want_parts)] == want_parts
-
-
 def env_nccl(env: Mapping[str, Any], framework: str) -> tuple:
     """The NCCL release a PyTorch environment runs with, and where that was read: NVIDIA's ``nvidia-nccl-cuN`` wheel
     (the library torch loads at run time, and the one a Horovod build against the wheel compiles with), else the NCCL
@@ -202,7 +198,7 @@ def existing_env_problems(
                 + f"): {fix}"
             )
         have_nccl, nccl_source = env_nccl(env, plan["name"])
-        if nccl and have_nccl and not _same_release(have_nccl, nccl):
+        if nccl and have_nccl and not version_matches(nccl, have_nccl):
             problems.append(
                 f"it has NCCL {have_nccl} ({nccl_source}), the stack resolved NCCL {nccl}; Horovod links NCCL as "
                 f"libnccl.so.2, and in a training process the copy {label} loaded serves both, so Horovod must be "

@@ -109,7 +109,7 @@ def _check(found: str, stack: str, from_wheel: bool = False) -> dict:
         else {"skipped": True},
         "__horovod_nccl_header": {"stdout": f"{found} {WHEEL_HEADER}" if found else ""},
     }
-    for name in ("_horovod_nccl_from_wheel", "_horovod_nccl_found", "_horovod_nccl_same"):
+    for name in ("_horovod_wheel_nccl_dir", "_horovod_nccl_from_wheel", "_horovod_nccl_found", "_horovod_nccl_same"):
         v[name] = Templar(loader=DataLoader(), variables=v).template(trust_as_template(role_vars[name]))
     templar = Templar(loader=DataLoader(), variables=v)
     spec = check["ansible.builtin.assert"]
