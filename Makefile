@@ -16,7 +16,7 @@ COLLECTION_LINK := .cache/collections/ansible_collections/gpucluster/horovod
 SCENARIO ?=
 INVENTORY ?= inventories/sandbox/hosts.yml
 
-.PHONY: help venv host images lint unit sanity molecule timing-single-node bench-converge build docs docs-check test run sandbox sandbox-destroy clean
+.PHONY: help venv host images lint unit sanity molecule clean-caches timing-single-node bench-converge build docs docs-check test run sandbox sandbox-destroy clean
 
 help:
 	@echo "make run              sandbox cluster + site.yml + benchmark report"
@@ -26,6 +26,7 @@ help:
 	@echo "make timing-single-node  Horovod on one node (timing comparison, not in make test)"
 	@echo "make bench-converge   time site.yml on 1 and 3 sandbox nodes, first converge and re-run (docs/performance.md)"
 	@echo "make sandbox-destroy  remove the sandbox containers and network"
+	@echo "make clean-caches     empty the machine-level test caches (downloads, apt archives, ccache)"
 
 venv: $(VENV)/.stamp $(COLLECTION_LINK)
 
@@ -101,3 +102,8 @@ sandbox-destroy: venv
 
 clean:
 	rm -rf build tests/output .pytest_cache .ruff_cache gpucluster-horovod-*.tar.gz
+
+# The machine-level test caches (downloads, apt archives, compile cache: scripts/test-cache-dir.sh), shared by every
+# checkout on this machine; the next make test fills them again.
+clean-caches:
+	@dir=$$(scripts/test-cache-dir.sh); echo "removing $$dir ($$(du -sh "$$dir" 2>/dev/null | cut -f1))"; rm -rf "$$dir"

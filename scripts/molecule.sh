@@ -11,6 +11,11 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
 jobs=${MOLECULE_JOBS:-2}
+# The machine-level caches the scenarios mount and download into (scripts/test-cache-dir.sh): molecule substitutes
+# ${GPUCLUSTER_TEST_CACHE} in the molecule.yml files.
+GPUCLUSTER_TEST_CACHE=$(scripts/test-cache-dir.sh)
+export GPUCLUSTER_TEST_CACHE
+mkdir -p "$GPUCLUSTER_TEST_CACHE/downloads" "$GPUCLUSTER_TEST_CACHE/ccache"
 out=tests/output/molecule
 mkdir -p "$out"
 durations=$out/durations.tsv
@@ -66,6 +71,8 @@ run_one() {
 
 for s in "${ordered[@]}"; do rm -f "$out/$s.result"; done
 echo "molecule: ${#ordered[@]} scenarios, $jobs at a time, longest first: ${ordered[*]}"
+echo "molecule: caches in $GPUCLUSTER_TEST_CACHE ($(du -sh "$GPUCLUSTER_TEST_CACHE" 2>/dev/null | cut -f1); make clean-caches empties it)"
+python3 scripts/molecule-plan.py --jobs "$jobs" --durations "$durations" --limit "${MOLECULE_LIMIT_S:-4500}" "${ordered[@]}"
 # A full run needs about 30 GB at its peak (docs/testing.md, "Disk"): the shared caches under .cache/, the images and
 # the nodes' installed CUDA toolkits. Say so up front rather than as a dpkg error an hour later.
 need_gb=${MOLECULE_DISK_NEED_GB:-30}

@@ -217,7 +217,7 @@ CHECKS = [
         "horovod_cuda_home",
         "horovod_profile_path",
     ),
-    absolute_path("horovod_nccl_home", "horovod_wheelhouse", optional=True),
+    absolute_path("horovod_nccl_home", "horovod_wheelhouse", "horovod_build_ccache_dir", optional=True),
     inventory_host("horovod_builder", optional=True),
     positive("horovod_build_jobs", what="parallel compile jobs"),
     positive("horovod_build_timeout", "horovod_build_poll_interval", what="seconds"),

@@ -89,6 +89,7 @@ CHECKS = [
             repo_key("nccl"),
             url("nccl_pip_index_url", "nccl_repo_base_url", "nccl_repo_url", "nccl_repo_key_url"),
             absolute_path("nccl_prefix", "nccl_cuda_home"),
+            absolute_path("nccl_tests_ccache_dir", optional=True),
             _nccl_tests,
         ],
     ),

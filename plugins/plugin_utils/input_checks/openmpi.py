@@ -121,6 +121,7 @@ CHECKS = [
     _cuda_with_distro,
     _cuda_without_gpu,
     absolute_path("openmpi_prefix", "openmpi_cuda_home", "openmpi_build_dir", "openmpi_artifact_dir"),
+    absolute_path("openmpi_build_ccache_dir", optional=True),
     positive("openmpi_build_timeout", what="seconds"),
     inventory_host("openmpi_builder"),
     training_user("openmpi_user"),

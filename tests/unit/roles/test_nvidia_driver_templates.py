@@ -81,3 +81,47 @@ def test_a_failed_reload_is_decided_again_with_its_error():
     assert got == {"policy": "if_needed", "gpu_present": True, "reload_error": "x"}
     got = _render(inputs_expr, __nvidia_driver_decision_inputs=inputs, __nvidia_driver_reload={"rc": 3, "stderr": ""})
     assert got["reload_error"] == "rc 3"
+
+
+# `nvidia-smi --query-gpu=index,pci.bus_id,name,driver_version --format=csv,noheader` on the H100 host whose
+# outputs are kept in shared/reference/gpu-host-h100 (nvidia-smi.txt: one H100, driver 580.159.04), and on two GPUs.
+SMI_ONE = ["0, 00000000:00:06.0, NVIDIA H100 80GB HBM3, 580.159.04"]
+SMI_TWO = [*SMI_ONE, "1, 00000000:00:07.0, NVIDIA H100 80GB HBM3, 580.159.04"]
+
+
+def _smi_check(lines: list[str], gpu_count: int, target: str | None) -> tuple[bool, str]:
+    task = _task("verify.yml", "Check nvidia-smi sees every GPU with the installed driver")
+    variables = {
+        "inventory_hostname": "gpu1",
+        "__nvidia_driver_smi": {"stdout_lines": lines},
+        "__nvidia_driver_gpu_count": str(gpu_count),
+    }
+    if target is not None:
+        variables["__nvidia_driver_target"] = target
+    v = task["vars"]
+    for name in ("__nvidia_driver_smi_gpus", "__nvidia_driver_smi_versions", "__nvidia_driver_expected"):
+        variables[name] = _render(v[name], **variables)
+    assertion = task["ansible.builtin.assert"]
+    ok = all(_condition(that, **variables) for that in assertion["that"])
+    return ok, " ".join(str(_render(assertion["fail_msg"], **variables)).split())
+
+
+def test_nvidia_smi_check_passes_every_gpu_with_the_installed_driver():
+    assert _smi_check(SMI_ONE, 1, "580.159.04-1")[0]
+    assert _smi_check(SMI_TWO, 2, "1:580.159.04-0ubuntu1")[0]
+    # the driver was already there (nothing installed this run): the count and one version still count
+    assert _smi_check(SMI_TWO, 2, None)[0]
+
+
+def test_nvidia_smi_check_names_a_missing_gpu_and_another_driver():
+    ok, msg = _smi_check(SMI_ONE, 2, "580.159.04-1")
+    assert not ok
+    assert "drives 1 GPU(s) with driver 580.159.04; the host has 2 NVIDIA GPU(s)" in msg
+    assert "fallen off the bus" in msg
+    ok, msg = _smi_check(SMI_ONE, 1, "550.163.01-1")
+    assert not ok and "installed 550.163.01" in msg
+    mixed = [*SMI_ONE, "1, 00000000:00:07.0, NVIDIA H100 80GB HBM3, 575.57.08"]
+    assert not _smi_check(mixed, 2, None)[0]
+    # an error line instead of GPUs (NVML cannot talk to the driver) counts no GPU
+    ok, msg = _smi_check(["Unable to determine the device handle for GPU0000:00:06.0: Unknown Error"], 1, None)
+    assert not ok and "drives 0 GPU(s) with driver none" in msg
