@@ -57,7 +57,8 @@ lint: venv host
 	antsibull-changelog lint
 
 unit: venv
-	pytest tests/unit -q
+	pytest tests/unit -q -m "not frameworks"
+	scripts/unit-frameworks.sh
 	@if [ -f tools/gen_compat_docs.py ]; then python tools/gen_compat_docs.py --check; fi
 	python tools/gen_role_docs.py --check
 	python tools/gen_input_checks_doc.py --check

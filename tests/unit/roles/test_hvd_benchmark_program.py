@@ -1,7 +1,10 @@
-"""roles/horovod_benchmark/files/hvd_benchmark.py: pure helpers, argument rules and the plain-framework mode.
+"""roles/horovod_benchmark/files/hvd_benchmark.py: pure helpers, argument rules, and its modes with the frameworks.
 
-The program runs on the nodes with the training venv's python; the plain mode needs no Horovod, so it runs
-here wherever torch is importable (the Horovod modes are exercised by the molecule scenarios).
+The program runs on the nodes with the training venv's python. The tests marked ``frameworks`` run it with the CPU
+builds of PyTorch and TensorFlow (scripts/unit-frameworks.sh: a venv of tests/requirements-frameworks.txt, which
+``make unit`` runs; the dev venv deselects them): the plain mode, which needs no Horovod, and the Horovod modes in
+one process against a one-rank stand-in of Horovod's API (``_one_rank_horovod``) - Horovod itself across nodes is
+what the molecule scenarios run.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+import types
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -54,8 +58,8 @@ def test_mode_rules(argv, message, capsys):
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.frameworks
 def test_plain_mode_trains_in_one_process_without_horovod(tmp_path, monkeypatch):
-    pytest.importorskip("torch")
     monkeypatch.setitem(sys.modules, "horovod", None)  # import horovod fails: the plain mode must not need it
     out = tmp_path / "run-plain.json"
     argv = ["--mode", "plain", "--model", "smallconvnet", "--batch-size", "4", "--image-size", "16"]
@@ -82,8 +86,8 @@ def test_plain_mode_trains_in_one_process_without_horovod(tmp_path, monkeypatch)
     assert "allreduce" not in doc
 
 
+@pytest.mark.frameworks
 def test_plain_mode_with_tensorflow_is_keras_without_horovod(tmp_path, monkeypatch):
-    pytest.importorskip("tensorflow")
     monkeypatch.setitem(sys.modules, "horovod", None)
     out = tmp_path / "run-plain.json"
     argv = ["--framework", "tensorflow", "--mode", "plain", "--model", "smallconvnet", "--batch-size", "4"]
@@ -136,3 +140,166 @@ def test_cpu_without_gpus_and_gloo():
     # --device cpu on a GPU node stays on the CPU
     gpu_node = _fake_torch(8)
     assert hb.pick_device(gpu_node, 0, "cpu")[0].type == "cpu" and gpu_node.cuda.current is None
+
+
+class _OneRank:
+    """The part of horovod.torch / horovod.tensorflow(.keras) the program calls, for one process: with one rank a
+    sum or an average of a tensor is the tensor. ``corrupt`` makes every allreduce return wrong values, so the
+    program's result check is seen to fail. Records init and shutdown."""
+
+    Sum, Average = "Sum", "Average"
+
+    def __init__(self, copy, corrupt=False):
+        self.copy, self.corrupt, self.calls = copy, corrupt, []
+
+    def init(self):
+        self.calls.append("init")
+
+    def shutdown(self):
+        self.calls.append("shutdown")
+
+    def rank(self):
+        return 0
+
+    local_rank = rank
+
+    def size(self):
+        return 1
+
+    local_size = size
+
+    def _reduce(self, tensor):
+        return tensor * 3 if self.corrupt else self.copy(tensor)
+
+    def allreduce(self, tensor, op=None, name=None):
+        return self._reduce(tensor)
+
+    def allreduce_(self, tensor, op=None, name=None):
+        tensor.copy_(self._reduce(tensor))
+        return tensor
+
+    def allreduce_async_(self, tensor, op=None, name=None):
+        return self.allreduce_(tensor)
+
+    def allreduce_async(self, tensor, op=None, name=None):
+        return self.allreduce(tensor)
+
+    @staticmethod
+    def poll(handle):
+        return True
+
+    @staticmethod
+    def synchronize(handle):
+        return handle
+
+    def barrier(self):
+        pass
+
+    @staticmethod
+    def allgather_object(obj, name=None):
+        return [obj]
+
+    @staticmethod
+    def broadcast_object(obj, root_rank=0, name=None):
+        return obj
+
+    @staticmethod
+    def DistributedOptimizer(optimizer, named_parameters=None, op=None):
+        return optimizer
+
+    @staticmethod
+    def broadcast_parameters(state, root_rank=0):
+        pass
+
+    @staticmethod
+    def broadcast_optimizer_state(optimizer, root_rank=0):
+        pass
+
+
+def _one_rank_horovod(monkeypatch, framework, corrupt=False):
+    """Install the one-rank stand-in as horovod.torch, or horovod.tensorflow and horovod.tensorflow.keras."""
+    top = types.ModuleType("horovod")
+    top.__version__ = "0.28.1"
+    monkeypatch.setitem(sys.modules, "horovod", top)
+    if framework == "pytorch":
+        import torch  # noqa: PLC0415
+
+        hvd = _OneRank(torch.clone, corrupt)
+        monkeypatch.setitem(sys.modules, "horovod.torch", hvd)
+        top.torch = hvd
+        return hvd
+    import tensorflow as tf  # noqa: PLC0415
+
+    hvd = _OneRank(tf.identity, corrupt)
+    keras = _OneRank(tf.identity, corrupt)
+    keras.calls = hvd.calls
+
+    class BroadcastGlobalVariablesCallback(tf.keras.callbacks.Callback):
+        def __init__(self, root_rank):
+            super().__init__()
+
+    keras.callbacks = SimpleNamespace(BroadcastGlobalVariablesCallback=BroadcastGlobalVariablesCallback)
+    hvd.keras = keras
+    monkeypatch.setitem(sys.modules, "horovod.tensorflow", hvd)
+    monkeypatch.setitem(sys.modules, "horovod.tensorflow.keras", keras)
+    top.tensorflow = hvd
+    return hvd
+
+
+SWEEP = ["--sizes", "4K,64K", "--iters", "2", "--warmup", "1", "--large-iters", "2"]
+TRAIN = ["--model", "smallconvnet", "--batch-size", "4", "--image-size", "16", "--steps", "2", "--warmup-steps", "1"]
+
+
+@pytest.mark.frameworks
+def test_horovod_mode_with_pytorch_sweeps_and_trains(tmp_path, monkeypatch):
+    hvd = _one_rank_horovod(monkeypatch, "pytorch")
+    out = tmp_path / "run.json"
+    assert hb.main(["--mode", "horovod", *SWEEP, *TRAIN, "--device", "cpu", "--output", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert (doc["mode"], doc["library"], doc["horovod"], doc["size"], doc["device"]) == (
+        "horovod",
+        "horovod",
+        "0.28.1",
+        1,
+        "cpu",
+    )
+    assert [row["bytes"] for row in doc["allreduce"]] == [4096, 65536]
+    assert all(row["correct"] and row["ranks_reported"] == 1 for row in doc["allreduce"])
+    assert doc["training"]["samples_per_s_total"] > 0
+    assert hvd.calls == ["init", "shutdown"]
+
+
+@pytest.mark.frameworks
+def test_horovod_mode_reports_a_wrong_allreduce(tmp_path, monkeypatch):
+    _one_rank_horovod(monkeypatch, "pytorch", corrupt=True)
+    out = tmp_path / "run.json"
+    assert hb.main(["--mode", "horovod", *SWEEP, "--no-training", "--device", "cpu", "--output", str(out)]) == 0
+    rows = json.loads(out.read_text())["allreduce"]
+    assert rows and not any(row["correct"] for row in rows)
+
+
+@pytest.mark.frameworks
+def test_both_mode_measures_torch_distributed_beside_horovod(tmp_path, monkeypatch):
+    # the peer is real: torch.distributed's gloo with one rank, rendezvous on the loopback
+    _one_rank_horovod(monkeypatch, "pytorch")
+    out = tmp_path / "run.json"
+    argv = ["--mode", "both", *SWEEP, "--device", "cpu", "--master-addr", "127.0.0.1", "--output", str(out)]
+    assert hb.main(argv) == 0
+    doc = json.loads(out.read_text())
+    assert doc["peer_library"] == "torch.distributed/gloo" and doc["rendezvous"].startswith("127.0.0.1:")
+    for key in ("allreduce", "peer_allreduce"):
+        assert [row["bytes"] for row in doc[key]] == [4096, 65536] and all(row["correct"] for row in doc[key])
+
+
+@pytest.mark.frameworks
+def test_horovod_mode_with_tensorflow_sweeps_and_trains_keras(tmp_path, monkeypatch):
+    hvd = _one_rank_horovod(monkeypatch, "tensorflow")
+    out = tmp_path / "run.json"
+    argv = ["--framework", "tensorflow", "--mode", "horovod", *SWEEP, *TRAIN, "--device", "cpu", "--output", str(out)]
+    assert hb.main(argv) == 0
+    doc = json.loads(out.read_text())
+    assert (doc["framework"], doc["mode"], doc["library"], doc["size"]) == ("tensorflow", "horovod", "horovod", 1)
+    assert [row["bytes"] for row in doc["allreduce"]] == [4096, 65536]
+    assert all(row["correct"] for row in doc["allreduce"])
+    assert doc["training"]["model"] == "smallconvnet" and doc["training"]["samples_per_s_total"] > 0
+    assert hvd.calls == ["init", "shutdown"]
