@@ -9,6 +9,7 @@ import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from .gpu_libs import version_matches
+from .versions import mm, vcmp
 
 FRAMEWORKS = {
     "pytorch": {"package": "torch", "module": "torch", "flag": "PYTORCH"},
@@ -17,10 +18,6 @@ FRAMEWORKS = {
 }
 
 _CUDA_VARIANT = re.compile(r"^cu\d+$")
-
-
-def _version_tuple(version: str) -> tuple:
-    return tuple(int(x) for x in re.findall(r"\d+", version)[:2])
 
 
 def framework_plan(spec: Mapping[str, Any], default_variant: str = "") -> Dict[str, Any]:
@@ -44,7 +41,7 @@ def framework_plan(spec: Mapping[str, Any], default_variant: str = "") -> Dict[s
         if variant == "cpu":
             distribution = "tensorflow-cpu"
             requirement = f"tensorflow-cpu=={version}"
-        elif _CUDA_VARIANT.match(variant) and _version_tuple(version) >= (2, 14):
+        elif _CUDA_VARIANT.match(variant) and vcmp(mm(version), "2.14") >= 0:
             requirement = f"tensorflow[and-cuda]=={version}"
         else:
             requirement = f"tensorflow=={version}"
@@ -74,19 +71,11 @@ def frameworks_plan(specs: Sequence[Mapping[str, Any]], default_variant: str = "
     return plans
 
 
-def _release(version: str) -> tuple:
-    base = version.split("+", 1)[0]
-    parts = [int(x) for x in re.findall(r"\d+", base)]
-    while parts and parts[-1] == 0:
-        parts.pop()
-    return tuple(parts)
-
-
 def satisfied(plan: Mapping[str, Any], have: Optional[str]) -> bool:
     """Whether the installed version ``have`` satisfies the plan's requirement (PEP 440 ==, local label)."""
     if not have:
         return False
-    if _release(have) != _release(plan["version"]):
+    if vcmp(have, plan["version"]) != 0:
         return False
     if plan["local_label"]:
         label = have.split("+", 1)[1] if "+" in have else ""
@@ -182,7 +171,7 @@ def existing_env_problems(
             problems.append(f"importing {plan['module']} fails: {fw['error']}")
             continue
         have = str(fw.get("version") or "")
-        if _release(have) != _release(plan["version"]):
+        if vcmp(have, plan["version"]) != 0:
             problems.append(
                 f"it has {fw.get('distribution')} {have}, the stack is {label} {plan['version']}: set "
                 f"gpucluster_framework_version: '{have.split('+', 1)[0]}' so the stack is resolved around it "

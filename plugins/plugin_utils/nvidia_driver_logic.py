@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
+from .versions import vcmp, vtuple
+
 METHODS = ("distro", "repo")
 KERNEL_MODULES = ("open", "proprietary")
 REBOOT_POLICIES = ("never", "if_needed", "always")
@@ -115,10 +117,6 @@ def upstream_version(version: Optional[str]) -> Optional[str]:
     return m.group(1) if m else None
 
 
-def _vt(version: str) -> tuple:
-    return tuple(int(p) for p in re.findall(r"\d+", version))
-
-
 def target_version(
     requested: Optional[str], installed: Optional[str], candidate: Optional[str], upgrade: bool
 ) -> Optional[str]:
@@ -140,7 +138,7 @@ def version_problem(host: str, version: Optional[str], driver_min: Optional[str]
     up = upstream_version(version)
     if not up or not driver_min:
         return ""
-    if _vt(up) >= _vt(str(driver_min)):
+    if vcmp(up, driver_min) >= 0:
         return ""
     need = f"CUDA {cuda} needs driver >= {driver_min}" if cuda else f"nvidia_driver_min is {driver_min}"
     return (
@@ -154,7 +152,7 @@ def rpm_newest(versions: Iterable[str]) -> Optional[str]:
     """The newest of ``version-release`` strings (``dnf repoquery --qf '%{version}-%{release}'`` lines), by the
     numbers in them (``580.95.05-1.el9`` > ``580.82.07-1.el9``); None when there is none."""
     found = [v.strip() for v in versions or [] if v and re.match(r"^\d+\.", v.strip())]
-    return max(found, key=_vt) if found else None
+    return max(found, key=vtuple) if found else None
 
 
 def rpm_lock_names(rpm_qa: str, version: Optional[str]) -> List[str]:
@@ -448,7 +446,7 @@ def driver_action(
         too_old = bool(stack.get("driver_upgrade_required"))
     else:
         floor = upstream_version(minimum or stack.get("driver_min"))
-        too_old = bool(loaded and floor and _vt(str(loaded)) < _vt(floor))
+        too_old = bool(loaded and floor and vcmp(loaded, floor) < 0)
     # (applies, why the role works on the host), first match wins
     rules = (
         (

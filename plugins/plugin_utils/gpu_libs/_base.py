@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, Iterable, Optional, Tuple
 
-_VERSION = re.compile(r"^\d+(\.\d+)*$")
+from .. import versions
 
 
 class PlanError(ValueError):
@@ -16,29 +16,18 @@ class PlanError(ValueError):
 
 def vtuple(version: Any) -> Tuple[int, ...]:
     """'12.4.1' -> (12, 4, 1); PlanError for anything that is not dotted numbers."""
-    text = str(version).strip()
-    if not _VERSION.match(text):
-        raise PlanError(f"'{version}' is not a version (dotted numbers such as 12.4 or 2.21.5)")
-    return tuple(int(p) for p in text.split("."))
+    return versions.dotted(version, PlanError)
 
 
 def mm(version: Any) -> str:
-    """'12.4.1' -> '12.4'."""
-    parts = vtuple(version)
-    if len(parts) < 2:
-        raise PlanError(f"'{version}' needs at least major.minor")
-    return f"{parts[0]}.{parts[1]}"
+    """'12.4.1' -> '12.4'; PlanError below major.minor."""
+    return versions.dotted_mm(version, PlanError)
 
 
 def version_matches(resolved: Any, found: Any) -> bool:
-    """Whether an installed version agrees with the resolved one on every component the resolved one names.
-
-    '12.4' matches '12.4.131'; '9.1.0.70' matches '9.1.0.70' and '9.1.0' (the library's own call reports three
-    components), not '9.1.1'. A found version with fewer components than the resolved one matches on those.
-    """
-    want, have = vtuple(resolved), vtuple(found)
-    n = min(len(want), len(have))
-    return n >= 2 and want[:n] == have[:n]
+    """Whether an installed version agrees with the resolved one on every component the resolved one names
+    (versions.agrees: '12.4' matches '12.4.131', '9.1.0.70' matches '9.1.0', not '9.1.1')."""
+    return versions.agrees(resolved, found, PlanError)
 
 
 def decode_cudart(code: int) -> str:
