@@ -166,6 +166,7 @@ BASELINE = {
         "cudnn_prefix": "/usr/local",
         "cudnn_redist_base_url": "https://redist.example/compute/cudnn/redist",
         "cudnn_redist_download_dir": "/var/cache/gpucluster/cudnn-redist",
+        "cudnn_redist_manifest_sha256": "",
         "cudnn_repo_base_url": "https://repo.example/compute/cuda/repos",
         "cudnn_repo_url": "",
         "cudnn_repo_suites": ["/"],
@@ -524,6 +525,7 @@ BAD_INPUTS = [
     ("cudnn", {"cudnn_install_method": "redist", "cudnn_version": "9.1"}, "cudnn_version", "name a release"),
     ("cudnn", {"cudnn_install_method": "repo"}, "cudnn_repo_key_sha256", "sha256 of NVIDIA's repository signing key"),
     ("cudnn", {"cudnn_redist_base_url": "ftp://x/y"}, "cudnn_redist_base_url", "not an http(s) URL"),
+    ("cudnn", {"cudnn_redist_manifest_sha256": "abc"}, "cudnn_redist_manifest_sha256", "not a sha256"),
     ("cudnn", {"cudnn_prefix": "local"}, "cudnn_prefix", "absolute path"),
     # nccl
     ("nccl", {"nccl_install_method": "conda"}, "nccl_install_method", "pip, distro, repo"),
