@@ -2,7 +2,8 @@
 
 scripts/molecule.sh passes the scenarios in the order it will start them, the number run at once and
 the durations file it ordered them by. This replays its scheduling (a free lane takes the first
-scenario in the order, but never a second CPU-heavy one while one runs) on the recorded durations
+scenario in the order; with --heavy-apart, as MOLECULE_HEAVY_APART=1, never a second CPU-heavy one while one runs)
+on the recorded durations
 and prints the expected length, with a warning when it runs past the limit (CI stops at 90 minutes;
 the suite's budget is 75, docs/testing.md).
 
@@ -33,7 +34,9 @@ def read_durations(path: Path) -> tuple[dict[str, int], set[str]]:
     return cost, heavy
 
 
-def simulate(order: list[str], cost: dict[str, int], heavy: set[str], jobs: int) -> tuple[int, list[list[str]]]:
+def simulate(
+    order: list[str], cost: dict[str, int], heavy: set[str], jobs: int, heavy_apart: bool = False
+) -> tuple[int, list[list[str]]]:
     """Replay scripts/molecule.sh: returns the expected length and what each lane ran."""
     queue = list(order)
     running: list[tuple[int, int, str]] = []  # (end, lane, scenario)
@@ -45,7 +48,7 @@ def simulate(order: list[str], cost: dict[str, int], heavy: set[str], jobs: int)
         pick = None
         if free_lanes:
             for s in queue:
-                if s not in heavy or not heavy_running or jobs == 1:
+                if not heavy_apart or s not in heavy or not heavy_running or jobs == 1:
                     pick = s
                     break
         if pick is not None:
@@ -66,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--durations", type=Path, default=TRACKED)
     parser.add_argument("--limit", type=int, default=4500, help="seconds past which to warn")
+    parser.add_argument("--heavy-apart", action="store_true", help="never two CPU-heavy scenarios at once")
     parser.add_argument("scenarios", nargs="+")
     args = parser.parse_args(argv)
 
@@ -73,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.durations.resolve() != TRACKED:
         measured, _marks = read_durations(args.durations)
         cost.update(measured)
-    total, lanes = simulate(args.scenarios, cost, heavy, max(1, args.jobs))
+    total, lanes = simulate(args.scenarios, cost, heavy, max(1, args.jobs), args.heavy_apart)
     unknown = [s for s in args.scenarios if s not in cost]
     missing = f"; no measurement for {', '.join(unknown)} (counted {UNKNOWN} s each)" if unknown else ""
     print(

@@ -11,12 +11,19 @@ plan = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(plan)
 
 
-def test_two_heavy_scenarios_never_run_at_once():
+def test_heavy_apart_never_runs_two_heavy_scenarios_at_once():
     cost = {"h1": 100, "h2": 80, "l1": 30, "l2": 20}
-    total, lanes = plan.simulate(["h1", "h2", "l1", "l2"], cost, {"h1", "h2"}, 2)
+    total, lanes = plan.simulate(["h1", "h2", "l1", "l2"], cost, {"h1", "h2"}, 2, heavy_apart=True)
     # h1 beside l1 and l2 (50 s); then h2 waits for h1 to end at 100 s, and ends at 180 s
     assert total == 180
     assert lanes == [["h1", "h2"], ["l1", "l2"]]
+
+
+def test_by_default_heavy_scenarios_share_the_lanes_longest_first():
+    # the same scenarios without the rule: the work is spread, so the tier ends when the longer lane does
+    cost = {"h1": 100, "h2": 80, "l1": 30, "l2": 20}
+    total, lanes = plan.simulate(["h1", "h2", "l1", "l2"], cost, {"h1", "h2"}, 2)
+    assert (total, lanes) == (120, [["h1", "l2"], ["h2", "l1"]])
 
 
 def test_light_scenarios_fill_the_lanes_longest_first():
