@@ -68,6 +68,17 @@ def url(*names: str) -> Check:
     return Check(names, "an http(s) URL or empty", func)
 
 
+def sha256(*names: str) -> Check:
+    """A sha256 (64 hex digits), or empty: a download pinned by its checksum when the user knows it."""
+
+    def func(values: dict, ctx: Context) -> Iterator[Finding]:
+        for name in names:
+            if values[name] and not re.match(r"^[0-9a-fA-F]{64}$", str(values[name])):
+                yield Finding(name, values[name], "not a sha256", "64 hex digits, or empty")
+
+    return Check(names, "the manifest's sha256, when given, is 64 hex digits", func)
+
+
 def no_gpu(role: str) -> Check:
     """Warns, when the user set an input of a GPU library role, that the role skips a host without a GPU."""
     force = f"{role}_force"

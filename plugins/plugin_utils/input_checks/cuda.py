@@ -11,7 +11,7 @@ from ansible_collections.gpucluster.horovod.plugins.plugin_utils.compat import C
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils.compat.tables import find_os
 
 from ._base import Finding, absolute_path, check
-from ._gpu_libs import apt_only, for_gpu_hosts, no_gpu, os_id, repo_key, url
+from ._gpu_libs import apt_only, for_gpu_hosts, no_gpu, os_id, repo_key, sha256, url
 
 _COMPONENT = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -68,23 +68,13 @@ def _components(values, ctx):
         )
 
 
-@check(
-    "cuda_redist_manifest_sha256",
-    description="the manifest's sha256, when given, is 64 hex digits",
-)
-def _manifest_sha(values, ctx):
-    sha = values["cuda_redist_manifest_sha256"]
-    if sha and not re.match(r"^[0-9a-fA-F]{64}$", sha):
-        yield Finding("cuda_redist_manifest_sha256", sha, "not a sha256", "64 hex digits, or empty")
-
-
 CHECKS = [
     *for_gpu_hosts(
         "cuda",
         [
             _plan,
             _components,
-            _manifest_sha,
+            sha256("cuda_redist_manifest_sha256"),
             apt_only("cuda", ("repo", "distro")),
             repo_key("cuda"),
             url("cuda_repo_base_url", "cuda_repo_url", "cuda_repo_key_url", "cuda_redist_base_url"),

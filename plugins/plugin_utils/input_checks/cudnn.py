@@ -4,12 +4,10 @@
 
 from __future__ import annotations
 
-import re
-
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils import gpu_libs
 
 from ._base import Finding, absolute_path, check
-from ._gpu_libs import apt_only, for_gpu_hosts, no_gpu, os_id, repo_key, url
+from ._gpu_libs import apt_only, for_gpu_hosts, no_gpu, os_id, repo_key, sha256, url
 
 
 @check(
@@ -38,22 +36,12 @@ def _plan(values, ctx):
             yield Finding("cudnn_version", version, text, "a version the method can install (see the message)")
 
 
-@check(
-    "cudnn_redist_manifest_sha256",
-    description="the manifest's sha256, when given, is 64 hex digits",
-)
-def _manifest_sha(values, ctx):
-    sha = values["cudnn_redist_manifest_sha256"]
-    if sha and not re.match(r"^[0-9a-fA-F]{64}$", sha):
-        yield Finding("cudnn_redist_manifest_sha256", sha, "not a sha256", "64 hex digits, or empty")
-
-
 CHECKS = [
     *for_gpu_hosts(
         "cudnn",
         [
             _plan,
-            _manifest_sha,
+            sha256("cudnn_redist_manifest_sha256"),
             apt_only("cudnn", ("repo",)),
             repo_key("cudnn"),
             url(
