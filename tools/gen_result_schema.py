@@ -1,6 +1,6 @@
 # Copyright: (c) 2026, gpucluster.horovod contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Write roles/horovod_benchmark/files/result.schema.json from RESULT_SCHEMA (plugin_utils/_benchmark_schema.py).
+"""Write roles/horovod_benchmark/files/result.schema.json from RESULT_SCHEMA (plugin_utils/benchmark/schema.py).
 
 The JSON Schema file ships with the role for readers of result.json; the combiner validates against
 the Python dict. ``--check`` fails when the file is out of date (``make unit`` runs it).
@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / ".cache" / "collections"))
 
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils._benchmark_schema import RESULT_SCHEMA  # noqa: E402
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark.schema import RESULT_SCHEMA  # noqa: E402
 
 SCHEMA_FILE = ROOT / "roles" / "horovod_benchmark" / "files" / "result.schema.json"
 

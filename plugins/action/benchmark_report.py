@@ -12,8 +12,8 @@ from ansible.errors import AnsibleActionFail
 from ansible.module_utils.common.text.converters import to_native
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils._benchmark import BenchmarkError, combine
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils._benchmark_report import summary_table, write_report
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark.report import summary_table, write_report
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark.result import BenchmarkError, combine
 
 _ARGS = {
     "raw_dir": {"type": "path", "required": True},

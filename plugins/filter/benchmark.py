@@ -3,7 +3,7 @@
 """Benchmark filter: benchmark_node_facts (documented in benchmark_node_facts.yml).
 
 Turns what the horovod_benchmark role gathered (gpu_facts, the registered boot-id and topology probes)
-into plain per-node dicts; the logic is in plugin_utils/_benchmark.py (node_entries).
+into plain per-node dicts; the logic is in plugin_utils/benchmark/result.py (node_entries).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils import _benchmark
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils._horovodrun import gpu_facts
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark import result as _benchmark
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.horovod.horovodrun import gpu_facts
 
 
 def _results(registered):

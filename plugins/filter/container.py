@@ -2,14 +2,14 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filters of the training containers: known_hosts_at_port, container_exec_argv.
 
-Documented in the matching <name>.yml files; the logic is in plugin_utils/container_logic.py.
+Documented in the matching <name>.yml files; the logic is in plugin_utils/containers/training.py.
 """
 
 from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils import container_logic as _logic
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.containers import training as _logic
 
 
 def known_hosts_at_port(lines, port):

@@ -2,12 +2,12 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filters of the docker role: docker_daemon_merge, docker_managed_settings, docker_package_version.
 
-Documented in the matching <name>.yml files; the logic is in plugin_utils/docker_logic.py.
+Documented in the matching <name>.yml files; the logic is in plugin_utils/containers/docker_daemon.py.
 """
 
 from __future__ import annotations
 
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils import docker_logic as _logic
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.containers import docker_daemon as _logic
 
 
 def docker_daemon_merge(text, managed, path="/etc/docker/daemon.json"):
@@ -19,7 +19,7 @@ def docker_daemon_merge(text, managed, path="/etc/docker/daemon.json"):
 
 
 def docker_managed_settings(variables):
-    """The daemon.json keys the role's variables set (see plugin_utils/docker_logic.managed_settings)."""
+    """The daemon.json keys the role's variables set (see plugin_utils/containers/docker_daemon.py managed_settings)."""
     v = dict(variables or {})
     return _logic.managed_settings(
         registry_mirrors=v.get("registry_mirrors") or [],

@@ -55,7 +55,7 @@ _value:
 
 from ansible.errors import AnsibleFilterError  # noqa: E402 - documentation first
 
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils.framework_plan import (  # noqa: E402 - documentation first
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.horovod.frameworks import (  # noqa: E402 - documentation first
     env_nccl,
     existing_env_distributions,
     existing_env_problems,

@@ -3,14 +3,14 @@
 """horovodrun filters: horovodrun_hosts, horovodrun_worker_counts, horovodrun_hosts_arg, horovodrun_argv,
 and nccl_tests_argv (the mpirun line of nccl-tests across the same hosts).
 
-Documented in the matching <name>.yml files; the logic is in plugin_utils/_horovodrun.py.
+Documented in the matching <name>.yml files; the logic is in plugin_utils/horovod/horovodrun.py.
 """
 
 from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils import _horovodrun
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.horovod import horovodrun as _horovodrun
 
 # What the host list reads of each node's variables (and nothing else).
 _HOST_KEYS = ("ansible_facts", "gpucluster_interconnect", "gpucluster_gpu", "horovod_slots")

@@ -5,14 +5,14 @@ nvidia_driver_version_problem, nvidia_driver_action, nvidia_driver_reboot_decisi
 nvidia_driver_rpm_newest, nvidia_driver_rpm_lock_names, nvidia_driver_deb_lock_pins,
 nvidia_driver_deb_release_names, nvidia_driver_dkms_installed.
 
-Documented in the matching <name>.yml files; the logic is in plugin_utils/nvidia_driver_logic.py.
+Documented in the matching <name>.yml files; the logic is in plugin_utils/nvidia_driver/decisions.py.
 """
 
 from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils import nvidia_driver_logic as _logic
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.nvidia_driver import decisions as _logic
 
 
 def nvidia_driver_packages(  # noqa: PLR0917 - Jinja passes filter arguments positionally

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from ..framework_plan import framework_plan
+from ..horovod.frameworks import framework_plan
 from ._base import WARNING, Finding, absolute_path, check, inventory_host, positive, training_user
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

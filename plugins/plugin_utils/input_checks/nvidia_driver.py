@@ -2,14 +2,14 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Input checks of the nvidia_driver role: method for this OS, branch, kernel module flavour for the GPUs,
 reboot policy, Fabric Manager on NVSwitch hosts, Secure Boot. The decisions are those of
-plugin_utils/nvidia_driver_logic.input_problems (which the role's own preflight also uses)."""
+plugin_utils/nvidia_driver/decisions.py (input_problems) (which the role's own preflight also uses)."""
 
 from __future__ import annotations
 
 import re
 
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils import compat as _compat
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils import nvidia_driver_logic as _logic
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.nvidia_driver import decisions as _logic
 
 from ._base import Finding, absolute_path, check, positive
 
@@ -17,7 +17,7 @@ _VARIABLE = re.compile(r"\bnvidia_driver_[a-z0-9_]+")
 
 
 def _gets_driver(values, ctx) -> bool:
-    """What the role's preflight decides (nvidia_driver_logic.driver_action, the same function)."""
+    """What the role's preflight decides (nvidia_driver/decisions.py driver_action, the same function)."""
     return _logic.driver_action(
         values.get("nvidia_driver_gpu_facts") or {},
         ctx.stack,

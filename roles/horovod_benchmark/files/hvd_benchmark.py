@@ -28,7 +28,7 @@ Launched with ``horovodrun`` (Gloo or MPI controller), for ``--framework pytorch
 
 Rank 0 gathers every rank's figures with allgather_object and writes one JSON
 document (``--output``); the controller-side combiner
-(plugins/plugin_utils/_benchmark.py) turns the documents of every run into the
+(plugins/plugin_utils/benchmark/result.py) turns the documents of every run into the
 report.  Every part can be switched off (``--no-allreduce``, ``--no-training``).
 """
 

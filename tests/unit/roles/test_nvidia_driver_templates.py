@@ -69,7 +69,7 @@ def test_modules_signed_with_another_key_are_named():
 
 def test_a_failed_reload_is_decided_again_with_its_error():
     """The fallback hands the first decision's inputs and the reload's error back to the decision filter (whose
-    answer test_nvidia_driver_logic checks): rendered here without the filter."""
+    answer nvidia_driver/test_decisions.py checks): rendered here without the filter."""
     task = _task("reboot.yml", "Decide again when the modules could not be loaded")
     expr = task["ansible.builtin.set_fact"]["__nvidia_driver_decision"]
     assert expr.rstrip().endswith("| gpucluster.horovod.nvidia_driver_reboot_decision }}")

@@ -11,7 +11,7 @@ from ansible_collections.gpucluster.horovod.plugins.filter.horovod_frameworks im
     horovod_frameworks,
     horovod_frameworks_missing,
 )
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils.framework_plan import framework_plan, satisfied
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.horovod.frameworks import framework_plan, satisfied
 
 
 @pytest.mark.parametrize(

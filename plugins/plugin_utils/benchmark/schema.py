@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The benchmark result document's format: RESULT_SCHEMA (``schema_version`` 1) and its validator.
 
-Pure Python with no Ansible imports. _benchmark.py builds documents that follow it and checks them with
+Pure Python with no Ansible imports. result.py builds documents that follow it and checks them with
 schema_errors; tools/gen_result_schema.py writes it to roles/horovod_benchmark/files/result.schema.json.
 """
 

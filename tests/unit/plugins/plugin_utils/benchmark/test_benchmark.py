@@ -1,4 +1,4 @@
-"""Tests of plugins/module_utils/_benchmark.py: formulas, combining, schema, rendering, plots."""
+"""Tests of plugins/plugin_utils/benchmark/: formulas, combining, schema, rendering, plots."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils import _benchmark as b
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils import _benchmark_report as r
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark import report as r
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark import result as b
 
-FIX = Path(__file__).resolve().parents[2] / "fixtures" / "benchmark"
+FIX = Path(__file__).resolve().parents[3] / "fixtures" / "benchmark"
 MIB = 1024 * 1024
 
 
@@ -223,7 +223,7 @@ def test_schema_against_jsonschema():
     nccl = (FIX / "nccl-tests" / "all_reduce_perf-2x8-h100.txt").read_text()
     full = b.combine([*synthetic_runs(), plain_doc(120.0)], nodes=nodes, nccl_tests=nccl, run_id="r")
     jsonschema.validate(json.loads(json.dumps(full)), b.RESULT_SCHEMA)
-    schema_file = Path(__file__).resolve().parents[4] / "roles" / "horovod_benchmark" / "files" / "result.schema.json"
+    schema_file = Path(__file__).resolve().parents[5] / "roles" / "horovod_benchmark" / "files" / "result.schema.json"
     assert json.loads(schema_file.read_text()) == json.loads(json.dumps(b.RESULT_SCHEMA))
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from .gpu_libs import version_matches
-from .versions import mm, vcmp
+from ..gpu_libs import version_matches
+from ..versions import mm, vcmp
 
 FRAMEWORKS = {
     "pytorch": {"package": "torch", "module": "torch", "flag": "PYTORCH"},

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from ansible_collections.gpucluster.horovod.plugins.filter import docker as filters
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils import docker_logic as logic
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.containers import docker_daemon as logic
 
 USER_FILE = json.dumps(
     {

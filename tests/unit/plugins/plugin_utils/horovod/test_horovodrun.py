@@ -1,10 +1,10 @@
-"""horovodrun host list and argv (plugin_utils/_horovodrun.py)."""
+"""horovodrun host list and argv (plugin_utils/horovod/horovodrun.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils import _horovodrun as hr
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.horovod import horovodrun as hr
 
 
 def _node(address, hostname, gpus=None, slots=None, iface_address=None):

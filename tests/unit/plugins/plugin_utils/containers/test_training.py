@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils.container_logic import exec_argv, known_hosts_at_port
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.containers.training import (
+    exec_argv,
+    known_hosts_at_port,
+)
 
 # The shape passwordless_ssh writes (names of one node joined by commas, one line per key type).
 KNOWN_HOSTS = [

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
-from .versions import vcmp, vtuple
+from ..versions import vcmp, vtuple
 
 METHODS = ("distro", "repo")
 KERNEL_MODULES = ("open", "proprietary")

@@ -11,9 +11,9 @@ import yaml
 
 from ansible_collections.gpucluster.horovod.plugins.filter import nvidia_driver as filters
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils import compat
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils import nvidia_driver_logic as logic
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.nvidia_driver import decisions as logic
 
-VARS = Path(__file__).resolve().parents[4] / "roles" / "nvidia_driver" / "vars"
+VARS = Path(__file__).resolve().parents[5] / "roles" / "nvidia_driver" / "vars"
 
 
 def os_vars(family: str, distribution: str, major: str) -> dict:

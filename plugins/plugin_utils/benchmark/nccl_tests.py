@@ -1,9 +1,9 @@
 # Copyright: (c) 2026, gpucluster.horovod contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """nccl-tests' output (all_reduce_perf & co.) parsed into rows and its summary lines (pure Python, no Ansible
-imports); _benchmark.py combines the result with Horovod's."""
+imports); result.py combines the result with Horovod's."""
 
-# ruff: noqa: UP031 - printf-style version and count formats, as in _benchmark.py
+# ruff: noqa: UP031 - printf-style version and count formats, as in result.py
 from __future__ import annotations
 
 import re

@@ -3,7 +3,7 @@
 """Benchmark report rendering (controller side): the summary table, the Markdown report and the PNG plots.
 
 Pure Python with no Ansible imports. Input: one result document from
-``_benchmark.combine`` (``schema_version`` 1); matplotlib is imported only to draw the plots.
+``result.combine`` (``schema_version`` 1); matplotlib is imported only to draw the plots.
 """
 
 # ruff: noqa: UP031 - printf-style widths (%-10s, %.2f) keep the fixed-width report tables readable
@@ -13,7 +13,7 @@ import json
 import os
 from typing import Any, Dict, List, Optional, Sequence
 
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils._benchmark import BenchmarkError, human_bytes
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark.result import BenchmarkError, human_bytes
 
 
 def _gbps(bps: Optional[float]) -> str:

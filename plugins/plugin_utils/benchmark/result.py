@@ -1,7 +1,7 @@
 # Copyright: (c) 2026, gpucluster.horovod contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Benchmark result combining (controller side); the result format is in _benchmark_schema.py, rendering in
-_benchmark_report.py.
+"""Benchmark result combining (controller side); the result format is in schema.py, rendering in
+report.py.
 
 Pure Python with no Ansible imports.  Input: the JSON documents written by
 roles/horovod_benchmark/files/hvd_benchmark.py (one per horovodrun, and the
@@ -17,9 +17,9 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from ._benchmark_schema import PEER_MODES, PLAIN_MODE, RESULT_SCHEMA, SCHEMA_VERSION, schema_errors
-from ._nccl_tests import NcclTestsError, nccl_version_text
-from ._nccl_tests import parse_nccl_tests as _parse_nccl_tests
+from .nccl_tests import NcclTestsError, nccl_version_text
+from .nccl_tests import parse_nccl_tests as _parse_nccl_tests
+from .schema import PEER_MODES, PLAIN_MODE, RESULT_SCHEMA, SCHEMA_VERSION, schema_errors
 
 LARGE_MESSAGE_BYTES = 64 * 1024 * 1024
 
@@ -84,14 +84,14 @@ def parse_iperf3(data: Any, host: str = "?") -> float:
 
 # ------------------------------------------------------------------ nccl-tests
 def parse_nccl_tests(text: str, source: str = "nccl-tests") -> Dict[str, Any]:
-    """nccl-tests' output parsed (_nccl_tests.py), its errors as BenchmarkError."""
+    """nccl-tests' output parsed (nccl_tests.py), its errors as BenchmarkError."""
     try:
         return _parse_nccl_tests(text, source)
     except NcclTestsError as exc:
         raise BenchmarkError(str(exc)) from exc
 
 
-# re-exported: the result format lives in _benchmark_schema.py
+# re-exported: the result format lives in schema.py
 __all__ = [
     "PEER_MODES",
     "PLAIN_MODE",
