@@ -22,10 +22,10 @@ FACTS = sorted(CONTRACT)
 SET_FACT = {"set_fact", "ansible.builtin.set_fact", "ansible.legacy.set_fact"}
 # what a field access may also be: a dict's own methods
 DICT_METHODS = {"get", "keys", "items", "values"}
-TEXT_SUFFIXES = {".yml", ".yaml", ".j2", ".py", ".md"}
+TEXT_SUFFIXES = frozenset({".yml", ".yaml", ".j2", ".py", ".md"})
 
 
-def _content_files(*tops: str, suffixes=TEXT_SUFFIXES) -> Iterator[Path]:
+def _content_files(*tops: str, suffixes: frozenset = TEXT_SUFFIXES) -> Iterator[Path]:
     for top in tops:
         for path in sorted((ROOT / top).rglob("*")):
             if path.is_file() and path.suffix in suffixes:
@@ -47,7 +47,7 @@ def _tasks(node) -> Iterator[dict]:
 
 def _set_fact_sites() -> Iterator[Tuple[str, str]]:
     """(fact, file) for every set_fact of a gpucluster_* name and every module that returns one in ansible_facts."""
-    for path in _content_files("roles", "playbooks", suffixes={".yml", ".yaml"}):
+    for path in _content_files("roles", "playbooks", suffixes=frozenset({".yml", ".yaml"})):
         try:
             doc = yaml.safe_load(path.read_text())
         except yaml.YAMLError:  # pragma: no cover - yamllint reports it
@@ -58,7 +58,7 @@ def _set_fact_sites() -> Iterator[Tuple[str, str]]:
                     for name in task[key]:
                         if str(name).startswith("gpucluster_"):
                             yield str(name), str(path.relative_to(ROOT))
-    for path in _content_files("plugins", suffixes={".py"}):
+    for path in _content_files("plugins", suffixes=frozenset({".py"})):
         text = path.read_text()
         for name in re.findall(r"ansible_facts\s*=\s*\{\s*[\"'](gpucluster_\w+)[\"']", text):
             yield name, str(path.relative_to(ROOT))
@@ -70,7 +70,7 @@ SITES = sorted(set(_set_fact_sites()))
 
 
 def test_every_published_fact_is_declared():
-    undeclared = sorted({fact for fact, _ in SITES if fact not in CONTRACT})
+    undeclared = sorted({site[0] for site in SITES if site[0] not in CONTRACT})
     assert not undeclared, (
         f"published but not in docs/facts-contract.yml: {undeclared} (declare the fact, its producer, fields and "
         "readers there first)"
@@ -121,7 +121,7 @@ def _readers(fact: str) -> Set[str]:
     """Roles (by name) and playbooks (by path) that mention the fact other than where they set it."""
     setting = re.compile(rf"^\s*{fact}:\s*(#.*)?$|^\s*{fact}:\s*[\"']?\{{\{{")
     found = set()
-    for path in _content_files("roles", "playbooks", suffixes={".yml", ".yaml", ".j2"}):
+    for path in _content_files("roles", "playbooks", suffixes=frozenset({".yml", ".yaml", ".j2"})):
         lines = [line for line in path.read_text().splitlines() if not setting.search(line)]
         if re.search(rf"\b{fact}\b", "\n".join(lines)):
             rel = path.relative_to(ROOT)
