@@ -28,13 +28,10 @@ help:
 	@echo "make sandbox-destroy  remove the sandbox containers and network"
 	@echo "make clean-caches     empty the machine-level test caches (downloads, apt archives, ccache)"
 
-venv: $(VENV)/.stamp $(COLLECTION_LINK)
-
-$(VENV)/.stamp: requirements-dev.txt
-	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -r requirements-dev.txt
-	touch $@
+# The venv is made once per machine in the test cache under the hash of requirements-dev.txt and linked here as
+# .venv (scripts/dev-venv.sh); when it is there already, this only checks the link.
+venv: $(COLLECTION_LINK)
+	@PYTHON=$(PYTHON) scripts/dev-venv.sh
 
 # The checkout is the collection: link it where ansible.cfg's collections_path looks.
 $(COLLECTION_LINK):

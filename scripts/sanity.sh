@@ -2,12 +2,19 @@
 # ansible-test needs the collection at .../ansible_collections/<namespace>/<name>: copy the
 # tracked and new files there (not .venv, .cache, build outputs) and run `ansible-test sanity`.
 # ansible-test's own --venv mode bootstraps pip from a host these machines cannot reach, so the
-# sanity requirements go into a dedicated venv (.cache/sanity-venv) and run with --local.
+# sanity requirements go into a dedicated venv and run with --local. That venv (ansible-core and what
+# `ansible-test sanity --requirements` installs into it) is kept in the machine-level test cache per ansible-core
+# version, as the dev venv is (scripts/dev-venv.sh): a clean clone reuses it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-svenv=$root/.cache/sanity-venv
 core=$(grep -E '^ansible-core==' requirements-dev.txt)
+cache=$(scripts/test-cache-dir.sh)
+svenv=$cache/venvs/sanity-py3.11-${core#ansible-core==}
+mkdir -p "$cache/venvs"
+exec 9>"$cache/venvs/.sanity-venv.lock"
+# one sanity run at a time per machine: ansible-test installs the sanity requirements into the shared venv
+flock 9
 if [ ! -x "$svenv/bin/ansible-test" ] || ! grep -qx "$core" "$svenv/.core" 2>/dev/null; then
     rm -rf "$svenv"
     python3 -m venv "$svenv"

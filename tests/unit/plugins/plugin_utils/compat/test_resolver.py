@@ -50,11 +50,13 @@ def test_resolve_or_conflicts_returns_data():
 
 
 def test_resolution_is_fast():
-    start = time.perf_counter()
+    # CPU time of this process, not wall-clock time: the test tiers run beside each other (scripts/test-all.sh), and a
+    # loaded machine must not fail a check of the resolver's own cost.
+    start = time.process_time()
     resolve({"os": "ubuntu22.04", "gpus": ["A100"], "framework": "pytorch"})
     with pytest.raises(CompatError):
         resolve({"os": "ubuntu22.04", "gpus": ["K80"], "framework": "pytorch"})
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0
 
 
 # --------------------------------------------------------------------------- refusals with checked messages
