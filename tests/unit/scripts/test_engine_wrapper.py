@@ -55,7 +55,7 @@ def test_a_converge_before_any_state_runs_under_ansibles_own_strategy(run):
 
 
 def test_the_idempotence_converge_runs_under_mitogen(run):
-    strategy, plugins = run("/repo/molecule/_shared/converge.yml", converged=True)[:2]
+    strategy, plugins, _ = run("/repo/molecule/_shared/converge.yml", converged=True)
     assert (strategy, plugins) == ("mitogen_linear", "/mitogen/plugins/strategy")
 
 
