@@ -47,7 +47,7 @@ images: host
 
 lint: venv host
 	yamllint --strict .
-	shellcheck scripts/*.sh scripts/engine/* images/*.sh tests/standin_repo/*.sh tools/*.sh .ci/run
+	shellcheck scripts/*.sh images/*.sh tests/standin_repo/*.sh tools/*.sh .ci/run
 	ansible-lint
 	ruff check .
 	ruff format --check .

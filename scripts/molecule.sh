@@ -51,25 +51,6 @@ mapfile -t ordered < <(for s in "${scenarios[@]}"; do echo "${cost[$s]:-100000} 
 # the time (scripts/failure-digest.py says so first), so every result line carries it.
 disk_free() { df -h --output=avail . /var/lib 2>/dev/null | tail -n +2 | tr -d ' ' | sort -u | paste -sd/; }
 
-# The execution engine (docs/testing.md, "Engine"). MOLECULE_ENGINE=split (the default): scripts/engine/ansible-playbook
-# comes first on PATH and runs each scenario's first converge (and the driver's create and destroy) under Ansible's own
-# linear strategy, the engine users run, on every role of every scenario, and the other runs (prepare, the idempotence
-# converge, verify and its check-mode run) under Mitogen's, which runs the same modules through a persistent
-# interpreter on each node. MOLECULE_ENGINE=linear: every run under Ansible's own (as a plain `molecule test` does).
-engine=${MOLECULE_ENGINE:-split}
-if [ "$engine" = split ]; then
-    mitogen=$(python3 -c 'import ansible_mitogen, os; print(os.path.dirname(ansible_mitogen.__file__))' 2>/dev/null)
-    if [ -n "$mitogen" ]; then
-        GPUCLUSTER_REAL_ANSIBLE_PLAYBOOK=$(command -v ansible-playbook)
-        GPUCLUSTER_MITOGEN_STRATEGY_PLUGINS=$mitogen/plugins/strategy
-        export GPUCLUSTER_REAL_ANSIBLE_PLAYBOOK GPUCLUSTER_MITOGEN_STRATEGY_PLUGINS
-        PATH=$PWD/scripts/engine:$PATH
-    else
-        echo "molecule: Mitogen is not installed in this venv (make venv installs it): every run under Ansible's own strategy"
-        engine=linear
-    fi
-fi
-
 run_one() {
     local s=$1 log="$out/$1.log" start result report
     start=$(date +%s)
