@@ -27,7 +27,7 @@ def _imports(playbook: Path, seen: set[Path]) -> set[Path]:
 
 
 def test_the_scenarios_are_found():
-    assert len(SCENARIOS) >= 15 and "_shared" not in SCENARIOS and "horovod_benchmark_default" in SCENARIOS
+    assert len(SCENARIOS) >= 14 and "_shared" not in SCENARIOS and "horovod_benchmark_default" in SCENARIOS
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
