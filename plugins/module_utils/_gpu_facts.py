@@ -177,6 +177,6 @@ def _int(value: Optional[str]) -> Optional[int]:
 
 
 def _na(value: Optional[str]) -> Optional[str]:
-    if value is None or value.strip() in ("", "[N/A]", "N/A", "[Not Supported]"):
+    if value is None or value.strip() in ("", "[N/A]", "N/A", "[Not Supported]", "Not Supported"):
         return None
     return value.strip()

@@ -15,6 +15,8 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any, Dict, List, Optional
 
+from ansible_collections.gpucluster.horovod.plugins.module_utils._gpu_facts import _na
+
 OK, WARN, FAIL = "ok", "warn", "fail"
 STATUSES = (OK, WARN, FAIL)
 
@@ -62,17 +64,13 @@ _NO_SLOWDOWN = "no hw_* reason, no sw_thermal_slowdown"
 
 
 def _text(node: Optional[ET.Element], path: str) -> Optional[str]:
-    """Text of the element at path, stripped; None when absent, empty or N/A."""
-    if node is None:
-        return None
-    el = node.find(path)
-    if el is None or el.text is None:
-        return None
-    value = el.text.strip()
-    return None if value in ("", "N/A", "[N/A]", "Not Supported", "[Not Supported]") else value
+    """Text of the element at path, stripped; None when absent, empty or N/A (gpu_facts' rule for nvidia-smi)."""
+    el = node.find(path) if node is not None else None
+    return _na(el.text) if el is not None and el.text is not None else None
 
 
-def _int(value: Optional[str]) -> Optional[int]:
+def _leading_int(value: Optional[str]) -> Optional[int]:
+    """The number a value starts with ("16x", "37 C", "0"), or None."""
     if value is None:
         return None
     m = re.match(r"^\s*(-?\d+)", value)
@@ -110,13 +108,13 @@ def parse_smi_xml(text: str) -> Dict[str, Any]:
         def _uncorrectable(node: Optional[ET.Element]) -> Optional[int]:
             # Hopper and later split SRAM parity/SECDED from DRAM; older XML has <single_bit>/<double_bit> totals.
             split = [
-                _int(_text(node, "sram_uncorrectable_parity")),
-                _int(_text(node, "sram_uncorrectable_secded")),
-                _int(_text(node, "sram_uncorrectable")),
-                _int(_text(node, "dram_uncorrectable")),
+                _leading_int(_text(node, "sram_uncorrectable_parity")),
+                _leading_int(_text(node, "sram_uncorrectable_secded")),
+                _leading_int(_text(node, "sram_uncorrectable")),
+                _leading_int(_text(node, "dram_uncorrectable")),
             ]
             total = _sum_ints(split)
-            return total if total is not None else _int(_text(node, "double_bit/total"))
+            return total if total is not None else _leading_int(_text(node, "double_bit/total"))
 
         retired = gpu.find("retired_pages")
         remap = gpu.find("remapped_rows")
@@ -136,17 +134,17 @@ def parse_smi_xml(text: str) -> Dict[str, Any]:
                 "ecc_mode": _text(gpu, "ecc_mode/current_ecc"),
                 "ecc_volatile_uncorrectable": _uncorrectable(volatile),
                 "ecc_aggregate_uncorrectable": _uncorrectable(aggregate),
-                "retired_pages_sbe": _int(_text(retired, "multiple_single_bit_retirement/retired_count")),
-                "retired_pages_dbe": _int(_text(retired, "double_bit_retirement/retired_count")),
+                "retired_pages_sbe": _leading_int(_text(retired, "multiple_single_bit_retirement/retired_count")),
+                "retired_pages_dbe": _leading_int(_text(retired, "double_bit_retirement/retired_count")),
                 "retired_pages_pending": _yes(_text(retired, "pending_retirement")),
-                "remapped_rows_correctable": _int(_text(remap, "remapped_row_corr")),
-                "remapped_rows_uncorrectable": _int(_text(remap, "remapped_row_unc")),
+                "remapped_rows_correctable": _leading_int(_text(remap, "remapped_row_corr")),
+                "remapped_rows_uncorrectable": _leading_int(_text(remap, "remapped_row_unc")),
                 "remapped_rows_pending": _yes(_text(remap, "remapped_row_pending")),
                 "remapped_rows_failure": _yes(_text(remap, "remapped_row_failure")),
-                "pcie_gen_max": _int(_text(gpu, "pci/pci_gpu_link_info/pcie_gen/max_link_gen")),
-                "pcie_gen_current": _int(_text(gpu, "pci/pci_gpu_link_info/pcie_gen/current_link_gen")),
-                "pcie_width_max": _int(_text(gpu, "pci/pci_gpu_link_info/link_widths/max_link_width")),
-                "pcie_width_current": _int(_text(gpu, "pci/pci_gpu_link_info/link_widths/current_link_width")),
+                "pcie_gen_max": _leading_int(_text(gpu, "pci/pci_gpu_link_info/pcie_gen/max_link_gen")),
+                "pcie_gen_current": _leading_int(_text(gpu, "pci/pci_gpu_link_info/pcie_gen/current_link_gen")),
+                "pcie_width_max": _leading_int(_text(gpu, "pci/pci_gpu_link_info/link_widths/max_link_width")),
+                "pcie_width_current": _leading_int(_text(gpu, "pci/pci_gpu_link_info/link_widths/current_link_width")),
                 "clocks_event_reasons_active": active_reasons,
                 "fabric_state": _text(gpu, "fabric/state"),
                 "fabric_status": _text(gpu, "fabric/status"),
@@ -155,7 +153,7 @@ def parse_smi_xml(text: str) -> Dict[str, Any]:
     return {
         "driver_version": _text(root, "driver_version"),
         "cuda_version": _text(root, "cuda_version"),
-        "attached_gpus": _int(_text(root, "attached_gpus")),
+        "attached_gpus": _leading_int(_text(root, "attached_gpus")),
         "gpus": gpus,
     }
 
