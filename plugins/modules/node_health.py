@@ -120,7 +120,9 @@ def _kernel_log(module):
     journalctl = module.get_bin_path("journalctl")
     if journalctl:
         rc, out, _err = _run(module, [journalctl, "-k", "-b", "--no-pager", "-o", "short-monotonic"])
-        if rc == 0 and out.strip():
+        # a journal without kernel messages (no journald in a container or VM, volatile storage) still prints
+        # "-- No entries --" (and journalctl's boot markers start with "-- " too): then the ring buffer has them
+        if rc == 0 and any(line.strip() and not line.startswith("-- ") for line in out.splitlines()):
             return out, True
     dmesg = module.get_bin_path("dmesg")
     if dmesg:

@@ -78,9 +78,11 @@ def test_a_hardware_xid_fails_the_host_and_names_the_gpu(monkeypatch, capsys):
     assert bad["name"] == "xid_hardware"
 
 
-def test_the_ring_buffer_when_journald_has_nothing(monkeypatch, capsys):
+# "-- No entries --": journalctl -k -b with rc 0 on a host whose journal has no kernel messages
+@pytest.mark.parametrize("journal", ["", "-- No entries --\n", "-- Boot 0123abcd --\n-- No entries --\n"])
+def test_the_ring_buffer_when_journald_has_nothing(monkeypatch, capsys, journal):
     outputs = healthy_outputs()
-    outputs["journalctl -k -b --no-pager -o short-monotonic"] = (0, "", "")
+    outputs["journalctl -k -b --no-pager -o short-monotonic"] = (0, journal, "No journal files were found.\n")
     outputs["dmesg"] = fixture("kern_xid48_94_13.txt")
     tools = {**GPU_TOOLS, "dmesg": "/usr/bin/dmesg"}
     out = _run(monkeypatch, capsys, tools, outputs)
