@@ -1,7 +1,8 @@
 # Copyright: (c) 2026, gpucluster.horovod contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """horovodrun filters: horovodrun_hosts, horovodrun_worker_counts, horovodrun_hosts_arg, horovodrun_argv,
-and nccl_tests_argv (the mpirun line of nccl-tests across the same hosts).
+nccl_tests_argv (the mpirun line of nccl-tests across the same hosts) and self_resolution_problem (whether a
+node's host name resolves to an address of its own, which Horovod's Gloo binds).
 
 Documented in the matching <name>.yml files; the logic is in plugin_utils/horovod/horovodrun.py.
 """
@@ -67,6 +68,11 @@ def nccl_tests_argv(hosts, workers, program, sizes, **options):
     return _call("nccl_tests_argv", _horovodrun.nccl_tests_argv, list(hosts), workers, program, sizes, **options)
 
 
+def self_resolution_problem(getent, host, hostname, local_addresses=None):
+    """getent ahosts output of a node's own host name -> '' or the sentence naming the problem and the fix."""
+    return _horovodrun.self_resolution_problem(str(host), str(hostname), getent, list(local_addresses or []))
+
+
 class FilterModule:
     """horovodrun host list and command line."""
 
@@ -77,4 +83,5 @@ class FilterModule:
             "horovodrun_hosts_arg": horovodrun_hosts_arg,
             "horovodrun_argv": horovodrun_argv,
             "nccl_tests_argv": nccl_tests_argv,
+            "self_resolution_problem": self_resolution_problem,
         }

@@ -224,3 +224,31 @@ def nccl_tests_argv(
     doubling from 8 B to the largest of ``sizes`` (so every power-of-two size of the Horovod sweep is among them)."""
     top = max(8, largest_size(sizes))
     return mpirun_argv(hosts, workers, [program, "-b", "8", "-e", str(top), "-f", "2", "-g", "1"], **options)
+
+
+def self_resolution_problem(host: str, hostname: str, getent: Any, local_addresses: Sequence[Any] = ()) -> str:
+    """Empty when ``hostname`` resolves to an address of the node itself; else the sentence saying what is wrong.
+
+    Horovod's Gloo (rank 0's rendezvous, a job on one node) binds the address the node's own host name resolves
+    to: a name that does not resolve crashes the worker (SIGSEGV), one that resolves elsewhere aborts it ("bind(2)
+    ... Cannot assign requested address"), both after the launch. ``getent`` is ``getent ahosts <hostname>``'s
+    output (first column: the addresses); ``local_addresses`` the node's own (the loopback range always is).
+    """
+    resolved = []
+    for line in str(getent or "").splitlines():
+        fields = line.split()
+        if fields and fields[0] not in resolved:
+            resolved.append(fields[0])
+    local = {str(a) for a in local_addresses or ()}
+    if any(a in local or a.startswith("127.") or a == "::1" for a in resolved):
+        return ""
+    fix = (
+        "Horovod's Gloo binds the address of the node's own host name. Give the name an address of this node "
+        f"(DNS, or /etc/hosts, for example '127.0.1.1 {hostname}' on a single node, its cluster address on several)"
+    )
+    if not resolved:
+        return f"{host}: its host name {hostname} does not resolve (a Horovod worker crashes). {fix}."
+    return (
+        f"{host}: its host name {hostname} resolves to {', '.join(resolved)}, no address of this node "
+        f"(a Horovod worker aborts). {fix}."
+    )

@@ -19,6 +19,7 @@ def test_filters_are_registered():
         "horovodrun_hosts_arg",
         "horovodrun_argv",
         "nccl_tests_argv",
+        "self_resolution_problem",
     }
 
 
@@ -49,3 +50,8 @@ def test_nccl_tests_argv_names_itself_in_errors():
     assert argv[argv.index("-H") + 1] == "a:2"
     with pytest.raises(AnsibleFilterError, match=r"^nccl_tests_argv: 'lots' of the sizes 'lots' is not a size"):
         f.nccl_tests_argv([{"address": "a", "slots": 2}], 2, "/p", "lots")
+
+
+def test_self_resolution_problem_filter_takes_getent_output_first():
+    assert f.self_resolution_problem("127.0.1.1 STREAM vm\n", "vm", "vm", None) == ""
+    assert "n1: its host name n1 does not resolve" in f.self_resolution_problem("", "n1", "n1", ["10.0.0.1"])

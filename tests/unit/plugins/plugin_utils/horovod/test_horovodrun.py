@@ -216,3 +216,29 @@ def test_nccl_tests_argv_one_process_per_slot_up_to_the_largest_size():
     assert argv[-9:] == ["/b/all_reduce_perf", "-b", "8", "-e", str(64 * 1024**2), "-f", "2", "-g", "1"]
     # smaller than nccl-tests' first size: still a valid range
     assert hr.nccl_tests_argv(HOSTS, 1, "p", "4")[-5] == "8"
+
+
+# getent ahosts as glibc prints it (address, socket type, the canonical name on the first line)
+GETENT_LOOP = "127.0.1.1       STREAM vm\n127.0.1.1       DGRAM  \n127.0.1.1       RAW    \n"
+GETENT_STALE = "172.17.0.2      STREAM gpuhost\n172.17.0.2      DGRAM  \n172.17.0.2      RAW    \n"
+
+
+@pytest.mark.parametrize(
+    "getent, local, expect",
+    [
+        (GETENT_LOOP, [], ""),  # the Debian/Ubuntu convention: the loopback range is the node's own
+        ("::1 STREAM vm\n", [], ""),
+        ("10.0.0.2 STREAM n2\n", ["10.0.0.2", "172.17.0.3"], ""),
+        ("fe80::1 STREAM n2\n10.0.0.2 STREAM\n", ["10.0.0.2"], ""),
+        # what the rehearsal container had after its network was taken away: the name resolves elsewhere
+        (GETENT_STALE, ["172.18.0.5"], "gpuhost resolves to 172.17.0.2, no address of this node"),
+        ("", ["10.0.0.2"], "does not resolve"),
+    ],
+)
+def test_self_resolution_problem(getent, local, expect):
+    problem = hr.self_resolution_problem("node1", "gpuhost", getent, local)
+    if not expect:
+        assert problem == ""
+    else:
+        assert problem.startswith("node1: its host name gpuhost") and expect in problem
+        assert "127.0.1.1 gpuhost" in problem  # names the fix
