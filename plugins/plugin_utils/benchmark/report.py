@@ -36,6 +36,16 @@ def shared_warning(doc: Dict[str, Any]) -> Optional[str]:
     )
 
 
+def _one_worker(doc: Dict[str, Any]) -> bool:
+    """One worker: bus bandwidth is zero by definition (2(n-1)/n), so the ratio compares times (peer / Horovod)."""
+    return doc["allreduce"]["workers"] == 1
+
+
+_ONE_WORKER_NOTE = (
+    "with one worker bus bandwidth is zero by definition (2(n-1)/n = 0): the ratio is peer time / Horovod time"
+)
+
+
 def overhead_line(doc: Dict[str, Any]) -> Optional[str]:
     """The line "Horovod overhead at one worker: ...", or None without a plain-framework run."""
     over = doc.get("overhead")
@@ -89,13 +99,14 @@ def summary_table(doc: Dict[str, Any]) -> List[str]:
     lines.append(
         (
             "framework {} | device {} | ran in {} | every rank reported: {} | results correct: {}"
-            " | hvd/peer busbw >=64MiB: {}"
+            " | hvd/peer {} >=64MiB: {}"
         ).format(
             s.get("framework", "pytorch"),
             s["device"],
             s.get("ran_in", "hosts"),
             s["every_rank_reported"],
             s["correct"],
+            "time ratio (1 worker)" if _one_worker(doc) else "busbw",
             _f(s["ratio_large"]),
         )
     )
@@ -189,12 +200,15 @@ def _nccl_tests_section(doc: Dict[str, Any]) -> List[str]:
     out += [
         "",
         "nccl-tests' GB/s are 1e9 bytes/s and its busbw uses the same 2(n-1)/n factor; Horovod's sweep ran at %d "
-        "workers%s."
+        "workers%s%s."
         % (
             workers,
             ""
             if not nccl.get("ranks") or nccl["ranks"] == workers
             else ", nccl-tests at %d ranks: the ratio compares different worker counts" % nccl["ranks"],
+            "; one rank: its bus bandwidth is zero by definition, the times are the measure"
+            if nccl.get("ranks") == 1
+            else "",
         ),
         "",
     ]
@@ -259,12 +273,14 @@ def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
     out += [
         "- every rank reported: **{}**".format(s["every_rank_reported"]),
         "- allreduce results correct: **{}**".format(s["correct"]),
-        "- Horovod / %s bus bandwidth at >= 64 MiB (%d workers): **%s**%s"
+        "- Horovod / %s %s at >= 64 MiB (%d workers): **%s**%s%s"
         % (
             ar.get("peer_library") or "peer",
+            "allreduce speed" if _one_worker(doc) else "bus bandwidth",
             ar["workers"],
             _f(s["ratio_large"]),
             "" if s["ratio_large_measured_at_64MiB"] else " (largest size measured is below 64 MiB)",
+            " (" + _ONE_WORKER_NOTE + ")" if _one_worker(doc) else "",
         ),
         "- scaling efficiency at {} workers: **{}**".format(
             doc["scaling"][-1]["workers"] if doc["scaling"] else "-", _f(s["efficiency_max_workers"])
@@ -301,7 +317,12 @@ def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
                 _f(c["horovod_link_fraction"]),
             )
         )
-    out += ["", "Bus bandwidth = size / time x 2(n-1)/n; time = median over iterations of the slowest rank.", ""]
+    out += [
+        "",
+        "Bus bandwidth = size / time x 2(n-1)/n; time = median over iterations of the slowest rank%s."
+        % ("; " + _ONE_WORKER_NOTE if _one_worker(doc) else ""),
+        "",
+    ]
     if doc["scaling"]:
         out += ["## Training throughput (synthetic data)", ""]
         if shared_warning(doc):

@@ -211,3 +211,27 @@ def test_summary_is_the_worst_status():
     assert h.summary([]) == "ok"
     assert h.summary([{"status": "ok"}, {"status": "warn"}]) == "warn"
     assert h.summary([{"status": "warn"}, {"status": "fail"}, {"status": "ok"}]) == "fail"
+
+
+def test_the_h200_of_the_lent_gpu_server_is_healthy_as_the_module_said_there():
+    # Captured by tools/gpu-host-check.sh on the lent GPU server (fixtures README): the module reported these eight
+    # checks ok there; the same parsers and rules must say so here. Its dmesg has NVRM lines that are not XIDs (an
+    # FBHUB interrupt cleared at boot, the persistence-mode deprecation notice) and its nvlink -s printed nothing.
+    smi = h.parse_smi_xml(read("smi_h200_healthy.xml"))
+    assert (smi["driver_version"], smi["cuda_version"], smi["attached_gpus"]) == ("580.159.04", "13.0", 1)
+    (gpu,) = smi["gpus"]
+    assert gpu["name"] == "NVIDIA H200"
+    assert (gpu["pcie_width_max"], gpu["pcie_width_current"]) == (16, 16)
+    xids = h.parse_xids(read("kern_h200_dmesg.txt"))
+    assert xids == []
+    checks = h.evaluate(smi, xids=xids, nvlink=h.parse_nvlink_status(read("nvlink_h200_vm_empty.txt")), expected_gpus=1)
+    assert [(c["name"], c["status"]) for c in checks] == [
+        ("driver_responds", "ok"),
+        ("gpu_count", "ok"),
+        ("xid_hardware", "ok"),
+        ("ecc_uncorrectable", "ok"),
+        ("row_remap", "ok"),
+        ("pcie_link", "ok"),
+        ("clocks_slowdown", "ok"),
+        ("persistence_mode", "ok"),
+    ]

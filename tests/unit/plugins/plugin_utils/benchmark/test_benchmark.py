@@ -606,3 +606,55 @@ def test_horovod_is_compared_with_nccl_tests_at_the_large_sizes():
     inplace = b.combine(runs, nccl_tests=NCCL_FIX.read_text(), run_id="r")
     big = next(c for c in inplace["comparison"] if c["bytes"] == 64 * MIB)
     assert big["nccl_tests_busbw_Bps"] == pytest.approx(99.06e9)
+
+
+# --- the lent GPU server (fixtures/benchmark/h200, README): one NVIDIA H200, PyTorch 2.11.0+cu130, NCCL 2.28.9 ---
+H200 = FIX / "h200"
+
+
+def h200_runs():
+    return [
+        json.loads((H200 / name).read_text()) for name in ("run-hvd-np1.json", "run-torch-np1.json", "run-plain.json")
+    ]
+
+
+def test_h200_nccl_tests_output_and_nccl_info_lines_mixed_in():
+    """nccl-tests 2.19.6 on one H200 (NCCL of the torch wheel), then the same with NCCL's INFO log of that run put
+    between its lines (as NCCL_DEBUG=INFO without NCCL_DEBUG_FILE prints them): the same result."""
+    text = (H200 / "nccl-tests-all_reduce_perf.txt").read_text()
+    out = b.parse_nccl_tests(text)
+    assert (out["program"], out["version"], out["nccl_version"]) == ("all_reduce_perf", "2.19.6", "2.28.9")
+    assert (out["ranks"], out["hosts"], out["gpus"]) == (1, ["vm"], ["NVIDIA H200"])
+    assert [r["bytes"] for r in out["rows"]] == [8 * 2**k for k in range(26)]  # 8 B .. 256 MiB
+    assert out["correct"] is True and out["out_of_bounds"] == 0
+    # one rank: bus bandwidth 0 by definition; the algorithm bandwidth is the GPU's own copy
+    assert out["avg_busbw_GBps"] == 0.0
+    assert out["rows"][-1]["out_of_place"]["algbw_GBps"] > 1000
+    info = (H200 / "nccl-info-all_reduce_perf.log").read_text().splitlines()
+    assert any("NCCL INFO NCCL version 2.28.9+cuda13.0" in x for x in info)
+    lines = text.splitlines()
+    mixed = b.parse_nccl_tests("\n".join([*lines[:6], *info, *lines[6:]]))
+    assert mixed["rows"] == out["rows"] and mixed["correct"] is True
+
+
+def test_h200_result_validates_recombines_and_says_what_one_worker_means():
+    jsonschema = pytest.importorskip("jsonschema")
+    doc = b.load_result((H200 / "result.json").read_text())
+    jsonschema.validate(doc, b.RESULT_SCHEMA)
+    s = doc["summary"]
+    assert (s["device"], s["workers_max"], s["correct"]) == ("cuda", 1, True)
+    assert s["overhead_ratio"] == pytest.approx(1997.9 / 1999.4, abs=5e-4)
+    assert [n["gpu_models"] for n in doc["nodes"]] == [["NVIDIA H200"]]
+    # the program documents and nccl-tests' output of that run give the same figures here
+    again = b.combine(h200_runs(), nccl_tests=(H200 / "nccl-tests-all_reduce_perf.txt").read_text(), run_id="r")
+    for key in ("device", "correct", "ratio_large", "overhead_ratio", "ratio_nccl_tests_large"):
+        assert again["summary"][key] == s[key], key
+    # one worker: the ratio is of times (torch.distributed/nccl's 0.06 ms against Horovod's 1.2 ms, about its 1 ms
+    # cycle time), and the report says so instead of calling it a bus bandwidth ratio
+    assert s["ratio_large"] == pytest.approx(0.05, abs=0.01)
+    md = r.render_markdown(doc)
+    assert "Horovod / torch.distributed/nccl allreduce speed at >= 64 MiB (1 workers): **0.05**" in md
+    assert "with one worker bus bandwidth is zero by definition" in md
+    assert "one rank: its bus bandwidth is zero by definition" in md
+    assert "Horovod overhead at one worker: **1.00**" in md
+    assert "hvd/peer time ratio (1 worker) >=64MiB: 0.05" in "\n".join(r.summary_table(doc))
