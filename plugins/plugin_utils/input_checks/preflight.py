@@ -54,11 +54,27 @@ def _gpu_pins_without_gpu(values, ctx):
         )
 
 
+@check("preflight_node_health", description="fail, warn or off")
+def _node_health(values, ctx):
+    value = values["preflight_node_health"]
+    if value not in ("fail", "warn", "off"):
+        yield Finding("preflight_node_health", value, "not a health policy", "fail, warn or off")
+
+
+@check("preflight_expected_gpus", description="a whole number of GPUs, 0 (not checked) or more")
+def _expected_gpus(values, ctx):
+    value = values["preflight_expected_gpus"]
+    if isinstance(value, bool) or not re.match(r"^\d+$", str(value).strip()):
+        yield Finding("preflight_expected_gpus", value, "not a whole number of GPUs", "0 (not checked) or more, e.g. 8")
+
+
 CHECKS = [
     _framework,
     _python,
     _pin_keys,
     _gpu_pins_without_gpu,
+    _node_health,
+    _expected_gpus,
     training_user("preflight_training_user"),
     tcp_port("preflight_ssh_port"),
     inventory_host("preflight_launcher"),

@@ -71,6 +71,8 @@ BASELINE = {
         "preflight_detect_interconnect": True,
         "preflight_validate_roles": ["preflight", {"role": "horovod_benchmark", "tags": ["benchmark"]}],
         "preflight_warn_unknown_variables": True,
+        "preflight_node_health": "fail",
+        "preflight_expected_gpus": 0,
     },
     "nvidia_driver": {
         "nvidia_driver_method": "distro",
@@ -408,6 +410,9 @@ BAD_INPUTS = [
     ("preflight", {"preflight_hosts": ["n1", "gpu-7"]}, "preflight_hosts", "gpu-7 not in the inventory"),
     ("preflight", {"preflight_framework": "pytorh"}, "preflight_framework", "unknown framework"),
     ("preflight", {"preflight_python": "2.7"}, "preflight_python", "not a Python 3 version"),
+    ("preflight", {"preflight_node_health": "strict"}, "preflight_node_health", "not a health policy"),
+    ("preflight", {"preflight_expected_gpus": -1}, "preflight_expected_gpus", "not a whole number of GPUs"),
+    ("preflight", {"preflight_expected_gpus": "eight"}, "preflight_expected_gpus", "convert to int"),
     ("preflight", {"preflight_pins": {"cudaa": "12.4"}}, "preflight_pins", "unknown pin cudaa"),
     ("preflight", {"preflight_gather_gpu_facts": "maybe"}, "preflight_gather_gpu_facts", "bool"),
     # docker
