@@ -354,6 +354,12 @@ claims = [
     ("the second converge changed nothing", os.environ.get("GPU_HOST_AGAIN") == "unchanged",
      os.environ.get("GPU_HOST_AGAIN")),
     ("node_health ran", '"checks"' in health, "see node_health.json"),
+    ("the first play's health gate judged the node", bool(re.search(
+        r"TASK \[gpucluster\.horovod\.preflight : Judge the health of the GPU nodes[^\n]*\n[^\n]*\nok: ",
+        read("site.log"))), "site.log"),
+    ("the report has the Node health section (before and after the runs)",
+     "## Node health" in report and bool((nodes[0].get("health") or {}).get("after")),
+     (nodes[0].get("health") or {}).get("after")),
 ]
 for text, ok, value in claims:
     print("%s  %s  (%s)" % ("PASS" if ok else "FAIL", text, value))

@@ -39,8 +39,18 @@ def _boot_id(result):
         raise AnsibleFilterError(f"benchmark_node_facts: boot id of {_item_name(result)} is not base64: {exc}") from exc
 
 
-def benchmark_node_facts(hosts, hostvars, boot_ids=None, topo=None):
-    """Host list, hostvars, the registered boot-id slurp and nvidia-smi topo -m loops -> one dict per node."""
+def _health(registered):
+    """node_health's results of a registered loop over the hosts, by host (skipped and failed runs left out)."""
+    return {
+        _item_name(r): {k: r.get(k) for k in ("status", "checks", "xids")}
+        for r in _results(registered)
+        if not r.get("skipped") and not r.get("failed") and r.get("status")
+    }
+
+
+def benchmark_node_facts(hosts, hostvars, boot_ids=None, topo=None, *, health_before=None, health_after=None):
+    """Host list, hostvars, the registered boot-id slurp, nvidia-smi topo -m and node_health loops -> one dict per
+    node."""
     hosts = list(hosts or [])
     gpus = {}
     for host in hosts:
@@ -57,7 +67,9 @@ def benchmark_node_facts(hosts, hostvars, boot_ids=None, topo=None):
         for r in _results(topo)
         if not r.get("skipped")
     }
-    return _benchmark.node_entries(hosts, gpus, boots, probes)
+    return _benchmark.node_entries(
+        hosts, gpus, boots, probes, health_before=_health(health_before), health_after=_health(health_after)
+    )
 
 
 class FilterModule:

@@ -36,6 +36,47 @@ def shared_warning(doc: Dict[str, Any]) -> Optional[str]:
     )
 
 
+def health_warning(doc: Dict[str, Any]) -> Optional[str]:
+    """The nodes that were not healthy after the runs or logged an XID during them, or None."""
+    bad = []
+    for n in doc.get("nodes") or []:
+        h = n.get("health") or {}
+        if h.get("new_xids"):
+            bad.append("%s logged %s during the runs" % (n["name"], "; ".join(h["new_xids"])))
+        elif (h.get("after") or h.get("before")) == "fail":
+            bad.append("%s is unhealthy (%s)" % (n["name"], "; ".join(h.get("findings") or [])))
+    return ", ".join(bad) or None
+
+
+def _health_section(doc: Dict[str, Any]) -> List[str]:
+    judged = [n for n in doc.get("nodes") or [] if n.get("health")]
+    if not judged:
+        return []
+    out = [
+        "",
+        "## Node health",
+        "",
+        "gpucluster.horovod.node_health on every GPU node before and after the runs (XIDs, ECC, row remapping, PCIe "
+        "link, slowdown, NVLink, Fabric Manager).",
+        "",
+        "| node | before | after | XIDs during the runs | findings (not ok) |",
+        "|---|---|---|---|---|",
+    ]
+    for n in judged:
+        h = n["health"]
+        out.append(
+            "| %s | %s | %s | %s | %s |"
+            % (
+                n["name"],
+                h.get("before") or "-",
+                h.get("after") or "-",
+                "; ".join(h.get("new_xids") or []) or "none",
+                "; ".join(h.get("findings") or []) or "none",
+            )
+        )
+    return out
+
+
 def _one_worker(doc: Dict[str, Any]) -> bool:
     """One worker: bus bandwidth is zero by definition (2(n-1)/n), so the ratio compares times (peer / Horovod)."""
     return doc["allreduce"]["workers"] == 1
@@ -96,6 +137,8 @@ def summary_table(doc: Dict[str, Any]) -> List[str]:
         )
     if shared_warning(doc):
         lines.append("WARNING: " + shared_warning(doc))
+    if health_warning(doc):
+        lines.append("WARNING: node health: " + health_warning(doc))
     lines.append(
         (
             "framework {} | device {} | ran in {} | every rank reported: {} | results correct: {}"
@@ -251,6 +294,15 @@ def _nodes_section(doc: Dict[str, Any]) -> List[str]:
     return out
 
 
+def _warning_bullets(doc: Dict[str, Any]) -> List[str]:
+    out = []
+    if shared_warning(doc):
+        out.append("- **shared machine**: " + shared_warning(doc) + ".")
+    if health_warning(doc):
+        out.append("- **node health**: " + health_warning(doc) + ".")
+    return out
+
+
 def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
     s = doc["summary"]
     ar = doc["allreduce"]
@@ -268,8 +320,7 @@ def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
         "",
         _ran_in(doc),
     ]
-    if shared_warning(doc):
-        out += ["- **shared machine**: " + shared_warning(doc) + "."]
+    out += _warning_bullets(doc)
     out += [
         "- every rank reported: **{}**".format(s["every_rank_reported"]),
         "- allreduce results correct: **{}**".format(s["correct"]),
@@ -361,6 +412,7 @@ def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
             rest = ", ".join(f"{k}={h[k]}" for k in sorted(h) if k not in ("name", "address", "slots"))
             out.append("| {} | {} | {} | {} |".format(h["name"], h.get("address", "-"), h.get("slots", "-"), rest))
     out += _nodes_section(doc)
+    out += _health_section(doc)
     if doc["stack"]:
         out += ["", "## Stack", "", "| component | version |", "|---|---|"]
         out += [

@@ -291,16 +291,57 @@ def overhead(norm: List[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
 
 
 # ------------------------------------------------------------------------ nodes
+def _xid_key(xid: Mapping[str, Any]) -> tuple:
+    return tuple(str(xid.get(k)) for k in ("pci", "xid", "detail"))
+
+
+def node_health(before: Any, after: Any) -> Optional[Dict[str, Any]]:
+    """A node's health around the runs from node_health's results before and after them (None: not judged).
+
+    ``findings`` are the reasons of the checks that were not ok after the runs (before them when there is no after);
+    ``new_xids`` the XIDs the kernel logged during the runs (in the log after, not before), each "XID n on pci
+    (meaning)": a new hardware XID is a finding even when the node was healthy before.
+    """
+    if not isinstance(before, Mapping) and not isinstance(after, Mapping):
+        return None
+    last = after if isinstance(after, Mapping) else before
+    seen = {_xid_key(x) for x in (before or {}).get("xids") or [] if isinstance(x, Mapping)}
+    new = [
+        x
+        for x in ((after or {}).get("xids") or [])
+        if isinstance(after, Mapping)
+        if isinstance(x, Mapping) and _xid_key(x) not in seen
+    ]
+    return {
+        "before": (before or {}).get("status") if isinstance(before, Mapping) else None,
+        "after": (after or {}).get("status") if isinstance(after, Mapping) else None,
+        "findings": [
+            "%s: %s" % (c.get("name"), c.get("reason"))
+            for c in last.get("checks") or []
+            if isinstance(c, Mapping) and c.get("status") != "ok"
+        ],
+        "new_xids": [
+            "XID %s on %s (%s)" % (x.get("xid"), x.get("pci") or "?", x.get("meaning") or x.get("class") or "?")
+            for x in new
+        ],
+    }
+
+
 def node_entries(
     hosts: Sequence[Mapping[str, Any]],
     gpus: Optional[Mapping[str, Any]] = None,
     boot_ids: Optional[Mapping[str, Any]] = None,
     topo: Optional[Mapping[str, Any]] = None,
+    *,
+    health_before: Optional[Mapping[str, Any]] = None,
+    health_after: Optional[Mapping[str, Any]] = None,
 ) -> List[Dict[str, Any]]:
-    """Per benchmark host: its kernel's boot id, GPUs (gpu_facts), driver, the CUDA the driver supports, topology.
+    """Per benchmark host: its kernel's boot id, GPUs (gpu_facts), driver, the CUDA the driver supports, topology,
+    and its health around the runs (:func:`node_health`).
 
     ``gpus`` maps a host to its gpu_facts result, ``boot_ids`` to the text of /proc/sys/kernel/random/boot_id,
-    ``topo`` to ``{rc, stdout, stderr, msg}`` of ``nvidia-smi topo -m`` (absent where it did not run).
+    ``topo`` to ``{rc, stdout, stderr, msg}`` of ``nvidia-smi topo -m`` (absent where it did not run),
+    ``health_before``/``health_after`` to node_health's result before and after the runs (absent where not judged).
     """
     entries = []
     for host in hosts:
@@ -329,6 +370,7 @@ def node_entries(
                 "cuda_driver_version": gpu.get("cuda_driver_version"),
                 "topo": topo_text,
                 "topo_error": topo_error,
+                "health": node_health((health_before or {}).get(name), (health_after or {}).get(name)),
             }
         )
     return entries

@@ -114,6 +114,16 @@ RESULT_SCHEMA: Dict[str, Any] = {
                     "gpu_models": {"type": "array", "items": {"type": "string"}},
                     "topo": {"type": ["string", "null"]},
                     "topo_error": {"type": ["string", "null"]},
+                    "health": {
+                        "type": ["object", "null"],
+                        "required": ["before", "after", "findings", "new_xids"],
+                        "properties": {
+                            "before": {"enum": ["ok", "warn", "fail", None]},
+                            "after": {"enum": ["ok", "warn", "fail", None]},
+                            "findings": {"type": "array", "items": {"type": "string"}},
+                            "new_xids": {"type": "array", "items": {"type": "string"}},
+                        },
+                    },
                 },
             },
         },

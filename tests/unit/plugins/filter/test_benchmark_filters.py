@@ -53,3 +53,21 @@ def test_bad_input_names_the_filter():
     bad = {"results": [{"item": {"name": "g1"}, "content": "not base64!"}]}
     with pytest.raises(AnsibleFilterError, match="boot id of g1 is not base64"):
         f.benchmark_node_facts(HOSTS[:1], {"g1": {}}, bad)
+
+
+def test_node_health_from_the_registered_loops_before_and_after():
+    """node_health's registered loops (the H200's real result before; a skipped CPU node; a run that failed)."""
+    real = json.loads((FIX / "h200" / "node_health-vm.json").read_text())
+    before = {
+        "results": [
+            {"item": {"name": "g1"}, "changed": False, **real},
+            {"item": {"name": "c1"}, "skipped": True, "false_condition": "gpus > 0"},
+        ]
+    }
+    after = {"results": [{"item": {"name": "g1"}, "failed": True, "msg": "nvidia-smi timed out"}]}
+    g1, c1 = f.benchmark_node_facts(HOSTS, {}, health_before=before, health_after=after)
+    # the run after failed: the section shows the judgement before, with no after status
+    assert g1["health"] == {"before": "ok", "after": None, "findings": [], "new_xids": []}
+    assert c1["health"] is None
+    g1, _c1 = f.benchmark_node_facts(HOSTS, {}, health_before=before, health_after=before)
+    assert (g1["health"]["before"], g1["health"]["after"]) == ("ok", "ok")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from ansible_collections.gpucluster.horovod.plugins.module_utils import _node_health as nh
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark import report as r
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark import result as b
 
@@ -658,3 +659,71 @@ def test_h200_result_validates_recombines_and_says_what_one_worker_means():
     assert "one rank: its bus bandwidth is zero by definition" in md
     assert "Horovod overhead at one worker: **1.00**" in md
     assert "hvd/peer time ratio (1 worker) >=64MiB: 0.05" in "\n".join(r.summary_table(doc))
+
+
+def test_node_health_around_the_runs_finds_an_xid_logged_during_them():
+    before = json.loads((H200 / "node_health-vm.json").read_text())  # the H200's real result: ok, no XID
+    assert (before["status"], before["xids"]) == ("ok", [])
+    assert b.node_health(None, None) is None
+    same = b.node_health(before, before)
+    assert same == {"before": "ok", "after": "ok", "findings": [], "new_xids": []}
+    # the same node after a run during which its GPU fell off the bus (the documented XID 79 line)
+    log = (FIX.parent / "node_health" / "kern_xid79.txt").read_text()
+    xids = nh.parse_xids(log)
+    after = {
+        "status": "fail",
+        "xids": xids,
+        "checks": [
+            *before["checks"],
+            {
+                "name": "xid_hardware",
+                "status": "fail",
+                "reason": "hardware-class XIDs since boot: XID 79 on 0000:3b:00 (GPU has fallen off the bus)",
+            },
+        ],
+    }
+    h = b.node_health(before, after)
+    assert (h["before"], h["after"]) == ("ok", "fail")
+    assert h["new_xids"] == ["XID 79 on 0000:3b:00 (GPU has fallen off the bus)"]
+    assert h["findings"] == [
+        "xid_hardware: hardware-class XIDs since boot: XID 79 on 0000:3b:00 (GPU has fallen off the bus)"
+    ]
+    # an XID already in the log before the runs is not new
+    assert b.node_health(after, after)["new_xids"] == []
+
+
+def test_the_report_has_a_node_health_section_and_warns_about_a_bad_node():
+    jsonschema = pytest.importorskip("jsonschema")
+    before = json.loads((H200 / "node_health-vm.json").read_text())
+    hosts = [{"name": "vm", "hostname": "vm"}, {"name": "n2", "hostname": "n2"}, {"name": "cpu1"}]
+    after_n2 = {
+        "status": "fail",
+        "checks": [{"name": "xid_hardware", "status": "fail", "reason": "XID 79 ..."}],
+        "xids": [{"pci": "0000:3b:00", "xid": 79, "meaning": "GPU has fallen off the bus", "detail": "x"}],
+    }
+    nodes = b.node_entries(
+        hosts, health_before={"vm": before, "n2": before}, health_after={"vm": before, "n2": after_n2}
+    )
+    assert [n["health"] is None for n in nodes] == [False, False, True]  # cpu1 has no GPU: not judged
+    doc = b.combine(h200_runs(), nodes=nodes, run_id="r")
+    jsonschema.validate(json.loads(json.dumps(doc)), b.RESULT_SCHEMA)
+    md = r.render_markdown(doc)
+    assert "## Node health" in md
+    assert "| vm | ok | ok | none | none |" in md
+    assert "| n2 | ok | fail | XID 79 on 0000:3b:00 (GPU has fallen off the bus) | xid_hardware: XID 79 ... |" in md
+    assert "- **node health**: n2 logged XID 79 on 0000:3b:00 (GPU has fallen off the bus) during the runs." in md
+    assert any(line.startswith("WARNING: node health: n2 logged XID 79") for line in r.summary_table(doc))
+    # without judged nodes there is no section and no warning
+    plain = r.render_markdown(b.combine(h200_runs(), nodes=b.node_entries(hosts), run_id="r"))
+    assert "Node health" not in plain and "node health" not in plain
+
+
+def test_h200_second_run_reports_node_health_before_and_after():
+    """The second check on the lent H200 (with the health gate and the report's health section): its result.json."""
+    jsonschema = pytest.importorskip("jsonschema")
+    doc = b.load_result((H200 / "result-run2.json").read_text())
+    jsonschema.validate(doc, b.RESULT_SCHEMA)
+    assert doc["nodes"][0]["health"] == {"before": "ok", "after": "ok", "findings": [], "new_xids": []}
+    assert doc["summary"]["overhead_ratio"] == pytest.approx(0.9999, abs=5e-4)
+    md = r.render_markdown(doc)
+    assert "| vm | ok | ok | none | none |" in md and "**node health**" not in md
