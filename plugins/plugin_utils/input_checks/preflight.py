@@ -68,6 +68,23 @@ def _expected_gpus(values, ctx):
         yield Finding("preflight_expected_gpus", value, "not a whole number of GPUs", "0 (not checked) or more, e.g. 8")
 
 
+@check(
+    "preflight_expected_gpus",
+    description="warns when an expected GPU count is set while preflight_node_health is off (nothing checks it)",
+    level=WARNING,
+)
+def _expected_gpus_unused(values, ctx):
+    value = values["preflight_expected_gpus"]
+    if values["preflight_node_health"] == "off" and str(value).strip() not in ("", "0"):
+        yield Finding(
+            "preflight_expected_gpus",
+            value,
+            f"nothing checks it on {ctx.host}: preflight_node_health (gpucluster_node_health) is off",
+            "gpucluster_node_health: fail or warn, or drop the expected count",
+            WARNING,
+        )
+
+
 CHECKS = [
     _framework,
     _python,
@@ -75,6 +92,7 @@ CHECKS = [
     _gpu_pins_without_gpu,
     _node_health,
     _expected_gpus,
+    _expected_gpus_unused,
     training_user("preflight_training_user"),
     tcp_port("preflight_ssh_port"),
     inventory_host("preflight_launcher"),

@@ -925,3 +925,11 @@ def test_horovod_on_a_gpu_host_needs_gpu_operations():
     assert _validate("horovod", {"horovod_build_env": {"HOROVOD_GPU_OPERATIONS": "NCCL"}}, has_gpu=True) == []
     assert _validate("horovod", {"horovod_cuda_version": ""}, has_gpu=False) == []
     assert _validate("horovod", {"horovod_cuda_version": ""}, has_gpu=None) == []
+
+
+def test_an_expected_gpu_count_with_the_health_check_off_is_warned_about():
+    findings = _validate("preflight", {"preflight_node_health": "off", "preflight_expected_gpus": 8})
+    assert [(f.variable, f.level) for f in findings] == [("preflight_expected_gpus", ic.WARNING)]
+    assert "preflight_node_health (gpucluster_node_health) is off" in findings[0].text()
+    assert _validate("preflight", {"preflight_node_health": "warn", "preflight_expected_gpus": 8}) == []
+    assert _validate("preflight", {"preflight_node_health": "off"}) == []
