@@ -113,6 +113,11 @@ while [ ${#queue[@]} -gt 0 ]; do
     sleep 2
 done
 wait
+# The nodes of the last scenarios are still being removed in the background (molecule/_shared/destroy.yml renamed them
+# <name>-gone-<time>): wait for it, so the run leaves no container behind.
+gone_wait=$(date +%s)
+while [ -n "$(docker ps -aq --filter name=-gone- 2>/dev/null)" ] && [ $(( $(date +%s) - gone_wait )) -lt 900 ]; do sleep 5; done
+echo "molecule: the nodes' background removal ended $(( $(date +%s) - gone_wait ))s after the last scenario"
 
 passed=0; failed=0; failed_names=()
 for s in "${ordered[@]}"; do
