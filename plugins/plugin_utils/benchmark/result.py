@@ -302,22 +302,18 @@ def node_health(before: Any, after: Any) -> Optional[Dict[str, Any]]:
     ``new_xids`` the XIDs the kernel logged during the runs (in the log after, not before), each "XID n on pci
     (meaning)": a new hardware XID is a finding even when the node was healthy before.
     """
-    if not isinstance(before, Mapping) and not isinstance(after, Mapping):
+    before = before if isinstance(before, Mapping) else None
+    after = after if isinstance(after, Mapping) else None
+    if before is None and after is None:
         return None
-    last = after if isinstance(after, Mapping) else before
     seen = {_xid_key(x) for x in (before or {}).get("xids") or [] if isinstance(x, Mapping)}
-    new = [
-        x
-        for x in ((after or {}).get("xids") or [])
-        if isinstance(after, Mapping)
-        if isinstance(x, Mapping) and _xid_key(x) not in seen
-    ]
+    new = [x for x in (after or {}).get("xids") or [] if isinstance(x, Mapping) and _xid_key(x) not in seen]
     return {
-        "before": (before or {}).get("status") if isinstance(before, Mapping) else None,
-        "after": (after or {}).get("status") if isinstance(after, Mapping) else None,
+        "before": (before or {}).get("status"),
+        "after": (after or {}).get("status"),
         "findings": [
             "%s: %s" % (c.get("name"), c.get("reason"))
-            for c in last.get("checks") or []
+            for c in (after or before).get("checks") or []
             if isinstance(c, Mapping) and c.get("status") != "ok"
         ],
         "new_xids": [
