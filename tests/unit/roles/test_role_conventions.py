@@ -179,3 +179,21 @@ def test_role_has_tasks_and_a_molecule_scenario(role: Path) -> None:
     assert scenarios, (
         f"{role.name}: no molecule/{role.name}_*/ scenario, and none says '# Scenario of role {role.name}: ...'"
     )
+
+
+# A version's parts taken by splitting the string: `x.split('.')`, `x.split(".")` (issue 31: eleven of them disagreed on
+# epochs, labels and short versions).
+_SPLIT_VERSION = re.compile(r"""\.split\(\s*['"]\.['"]\s*\)""")
+
+
+@pytest.mark.parametrize("role", ALL_ROLES, ids=lambda p: p.name)
+def test_versions_are_read_with_the_collection_filters_not_split(role: Path) -> None:
+    # Role YAML takes a version's parts with version_parts, version_major and version_mm (plugins/filter/versions.py,
+    # on plugin_utils/versions.py) and compares with Ansible's version test.
+    found = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in sorted(role.rglob("*.yml"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if _SPLIT_VERSION.search(line)
+    ]
+    assert found == [], f"{role.name}: versions split by hand: {found}"
