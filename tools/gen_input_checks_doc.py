@@ -36,9 +36,17 @@ host, the variable, the bad value and what would be valid, and `any_errors_fatal
 before the second play. Each role runs the same checks again in its own preflight, so a role used on
 its own (`include_role`, your own playbook) refuses the same input the same way.
 
+A role that site.yml applies only under a host variable (docker, nvidia_container_toolkit and
+horovod_container under `gpucluster_run_in_containers`, itself refused unless it is a boolean) is
+still checked against its argument spec on a host where the variable is false (`docker_install_method:
+snap` or a `docker_daemon_settings` that is no dict is wrong wherever it is set), and the inputs set for
+it there are named in one warning saying why the role does not run. The checks between roles (last
+section) run on the roles applied on the host.
+
 Warnings (the run goes on): an input that cannot apply on that host (for example a CUDA pin where
-`gpu_facts` found no GPU), and a host variable that starts like a role's input (or `gpucluster_`)
-but is no input of any role, usually a typo in its name (`preflight_warn_unknown_variables`).
+`gpu_facts` found no GPU, or inputs of a role the run does not apply there), and a host variable that
+starts like a role's input (or `gpucluster_`) but is no input of any role, usually a typo in its name
+(`preflight_warn_unknown_variables`).
 
 Version questions (framework, pins, Python, known-bad Open MPI) are answered by the compatibility
 engine in the same play: see [compatibility.md](compatibility.md).
@@ -78,6 +86,15 @@ def render() -> str:
         out.append("|---|---|---|")
         out.extend(_spec_rows(options))
         out.append("")
+    out.append("## Between roles\n")
+    out.append("On a host where all the roles named are applied:\n")
+    out.append("| roles | variables | must be | on failure |")
+    out.append("|---|---|---|---|")
+    for chk in input_checks.across_roles.CHECKS:
+        roles = ", ".join(chk.roles)
+        names = ", ".join(f"`{v}`" for v in chk.variables)
+        out.append(f"| {roles} | {names} | {chk.description} | {chk.level} |")
+    out.append("")
     return "\n".join(out).rstrip() + "\n"
 
 

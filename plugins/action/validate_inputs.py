@@ -136,6 +136,21 @@ class ActionModule(ActionBase):
                 )
         return values, user_set, findings
 
+    def _why_not_applied(self, role, when, task_vars):
+        """Why site.yml does not apply the role on this host ('' when it does): the host variable its play reads is
+        not true (docker: gpucluster_run_in_containers). The GPU roles skip a host without a GPU themselves and say so
+        in their own checks (input_checks/_gpu_libs.py no_gpu, nvidia_driver.py)."""
+        if when:
+            value = self._templar.template(task_vars.get(when, False))
+            try:
+                applies = boolean(value, strict=True)
+            except TypeError:
+                # Not a boolean: preflight's check of the same variable reports it; site.yml would read it as false.
+                applies = False
+            if not applies:
+                return f"{when} is {value!r}"
+        return ""
+
     def _context(self, task_vars, user_set, role_vars):
         facts = task_vars.get("ansible_facts") or {}
         gpu = facts.get("gpucluster_gpu")
@@ -174,6 +189,52 @@ class ActionModule(ActionBase):
             warnings.append(f"{name} is not an input of any gpucluster.horovod role and is ignored{hint}")
         return warnings
 
+    def _check_role(self, role, why_not, task_vars, found):
+        """One role's findings on this host into found; its effective values (None when not applied here)."""
+        options, defaults, role_vars = self._role_files(role, task_vars.get("ansible_facts"))
+        templates = self._role_vars(ROLES_DIR / role, task_vars.get("ansible_facts"), template=True)
+        values, user_set, findings = self._values(role, options, defaults, task_vars, templates)
+        found["errors"].extend(findings)
+        if why_not:
+            # Not applied on this host: its argument spec is still checked (a wrong type or a choice that does not
+            # exist is wrong wherever it is set), and what the user set for the role is named in one warning.
+            found["not_applied"][role] = why_not
+            if user_set:
+                names = ", ".join(sorted(user_set))
+                found["set_unused"].append(
+                    f"{names}: set, but this run does not apply the {role} role here ({why_not})"
+                )
+        host_inputs = {}
+        for name in _checks.HOST_INPUTS.get(role, ()):
+            if name in task_vars:
+                host_inputs.update(self._values(role, {name: {}}, {}, task_vars)[0])
+        ctx = self._context(task_vars, user_set, role_vars)
+        skip = {f.variable for _role, f in findings}
+        for finding in _checks.validate_role(
+            role, options, values, ctx, skip=skip, host_inputs=host_inputs, semantic=not why_not
+        ):
+            found["warnings" if finding.level == _checks.WARNING else "errors"].append((role, finding))
+        return None if why_not else values
+
+    def _check_roles(self, roles, task_vars):
+        """Every selected role's findings on this host, then the checks between the roles applied here."""
+        run_tags, skip_tags = task_vars.get("ansible_run_tags"), task_vars.get("ansible_skip_tags")
+        found = {"errors": [], "warnings": [], "checked": [], "not_applied": {}, "set_unused": []}
+        role_values = {}
+        for item in roles:
+            role, tags, when = _role_entry(item)
+            if not selected_by_tags(tags, run_tags, skip_tags):
+                continue
+            why_not = self._why_not_applied(role, when, task_vars)
+            values = self._check_role(role, why_not, task_vars, found)
+            if values is not None:
+                found["checked"].append(role)
+                role_values[role] = values
+        # Rules between roles (the benchmark's framework is one Horovod is built for), on the roles applied here.
+        for role, finding in _checks.check_across_roles(role_values):
+            found["warnings" if finding.level == _checks.WARNING else "errors"].append((role, finding))
+        return found
+
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         task_vars = task_vars or {}
@@ -182,37 +243,23 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail("validate_inputs: " + "; ".join(validation.error_messages))
         args = validation.validated_parameters
         host = task_vars.get("inventory_hostname", "localhost")
-        run_tags, skip_tags = task_vars.get("ansible_run_tags"), task_vars.get("ansible_skip_tags")
-
-        errors, warnings, checked = [], [], []
-        for item in args["roles"]:
-            role, tags, when = _role_entry(item)
-            if not selected_by_tags(tags, run_tags, skip_tags):
-                continue
-            # A role that site.yml applies only when a host variable is true (docker: gpucluster_run_in_containers).
-            if when and not boolean(self._templar.template(task_vars.get(when, False)), strict=False):
-                continue
-            checked.append(role)
-            options, defaults, role_vars = self._role_files(role, task_vars.get("ansible_facts"))
-            templates = self._role_vars(ROLES_DIR / role, task_vars.get("ansible_facts"), template=True)
-            values, user_set, findings = self._values(role, options, defaults, task_vars, templates)
-            errors.extend(findings)
-            ctx = self._context(task_vars, user_set, role_vars)
-            skip = {f.variable for _role, f in findings}
-            host_inputs = {}
-            for name in _checks.HOST_INPUTS.get(role, ()):
-                if name in task_vars:
-                    host_inputs.update(self._values(role, {name: {}}, {}, task_vars)[0])
-            for finding in _checks.validate_role(role, options, values, ctx, skip=skip, host_inputs=host_inputs):
-                (warnings if finding.level == _checks.WARNING else errors).append((role, finding))
+        found = self._check_roles(args["roles"], task_vars)
+        errors, warnings, checked, not_applied, set_unused = (
+            found["errors"],
+            found["warnings"],
+            found["checked"],
+            found["not_applied"],
+            found["set_unused"],
+        )
 
         result["changed"] = False
         result["checked_roles"] = checked
+        result["not_applied"] = not_applied
         result["problems"] = [
             {"role": role, "variable": f.variable, "value": f.value, "problem": f.problem, "valid": f.valid}
             for role, f in errors
         ]
-        warning_lines = [f"{host}: {line}" for line in group_findings(warnings)]
+        warning_lines = [f"{host}: {line}" for line in group_findings(warnings) + set_unused]
         if args["warn_unknown"]:
             warning_lines += [f"{host}: {line}" for line in self._unknown_variables(checked, task_vars)]
         if warning_lines:

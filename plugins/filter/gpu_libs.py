@@ -104,6 +104,11 @@ def redist_archive(manifest, component, platform, variant=None):
     return entry
 
 
+def gpu_stack_applies(gpu_facts, forces=()):
+    """Whether site.yml's GPU stack plays apply to the host (gpu_libs/_base.py gpu_stack_applies)."""
+    return _libs.gpu_stack_applies(gpu_facts, forces or ())
+
+
 class FilterModule:
     """gpucluster.horovod GPU library install-plan filters."""
 
@@ -115,5 +120,6 @@ class FilterModule:
             "nccl_install_plan": nccl_install_plan,
             "gpu_lib_version_ok": gpu_lib_version_ok,
             "gpu_lib_version": gpu_lib_version,
+            "gpu_stack_applies": gpu_stack_applies,
             "redist_archive": redist_archive,
         }

@@ -20,6 +20,8 @@ description:
     a non-root training user, hosts that exist in the inventory, parsable size lists, cross-variable sense such
     as a version the chosen install method cannot honour). They are pure Python in
     C(plugins/plugin_utils/input_checks/), unit-tested; docs/input-checks.md lists them.
+  - Then the checks between roles, on the roles applied on the host (the benchmark's framework is one Horovod is
+    built for).
   - Every problem of every role is reported at once, each naming the host, the variable, the bad value and
     what would be valid. Variables that cannot apply on this host (for example a CUDA pin where no GPU was found)
     are reported as warnings.
@@ -31,8 +33,10 @@ options:
     description:
       - Roles of this collection to check, each a name (C(horovod)) or a dict with C(role) and C(tags), the tags of
         the play that applies it; a role whose play the run's C(--tags)/C(--skip-tags) leave out is not checked.
-        An optional C(when) names a host variable; the role is then checked only where it is true (the roles
-        C(site.yml) applies only with C(gpucluster_run_in_containers)).
+        An optional C(when) names a host variable; the role is then fully checked only where it is true (the roles
+        C(site.yml) applies only with C(gpucluster_run_in_containers)). Where it is not, the role's argument spec is
+        still checked (a wrong type or a choice that does not exist is wrong wherever it is set) and the inputs set
+        for it are named in one warning saying why the role does not run there.
     type: list
     elements: raw
     required: true
@@ -83,10 +87,16 @@ EXAMPLES = r"""
 
 RETURN = r"""
 checked_roles:
-  description: The roles whose inputs were checked (those selected by the run's tags).
+  description: The roles whose inputs were fully checked (those selected by the run's tags and applied on the host).
   returned: always
   type: list
   elements: str
+not_applied:
+  description:
+    - The roles selected by the run's tags that the run does not apply on this host (their C(when) variable is not
+      true), each with the reason; only their argument spec was checked.
+  returned: always
+  type: dict
 problems:
   description: One dict per problem with C(role), C(variable), C(value), C(problem) and C(valid).
   returned: always

@@ -13,11 +13,13 @@ the libraries' version calls return, PlanError) · ``cuda`` · ``cudnn`` · ``nc
 from __future__ import annotations
 
 from ._base import (
+    GPU_STACK_ROLES,
     PlanError,
     archive_dir,
     decode_cudart,
     decode_cudnn,
     decode_nccl,
+    gpu_stack_applies,
     redist_entry,
     version_matches,
 )
@@ -28,6 +30,7 @@ from .nccl import NCCL_METHODS, nccl_apt_version, nccl_plan
 __all__ = [
     "CUDA_METHODS",
     "CUDNN_METHODS",
+    "GPU_STACK_ROLES",
     "NCCL_METHODS",
     "PlanError",
     "archive_dir",
@@ -37,6 +40,7 @@ __all__ = [
     "decode_cudart",
     "decode_cudnn",
     "decode_nccl",
+    "gpu_stack_applies",
     "nccl_apt_version",
     "nccl_plan",
     "redist_entry",

@@ -112,3 +112,27 @@ def pick_apt_build(package: str, version: str, cuda: str, available: Iterable[st
             f"(it has: {shown})"
         )
     return max(builds)[3]
+
+
+# The roles of the GPU stack plays of site.yml (hvd_nodes:&gpucluster_gpu_stack) and their `<role>_force` inputs.
+GPU_STACK_ROLES = ("nvidia_driver", "cuda", "cudnn", "nccl")
+
+
+def gpu_stack_applies(gpu_facts: Any, forces: Iterable[Any] = ()) -> bool:
+    """Whether site.yml's GPU stack plays apply to a host: it has an NVIDIA GPU, gpu_facts could not count its GPUs
+    (no count: the roles decide on the host), or one of the GPU roles is forced (an image builder): site.yml's
+    group gpucluster_gpu_stack (filter gpu_stack_applies)."""
+    count = (gpu_facts or {}).get("gpu_count") if isinstance(gpu_facts, dict) else None
+    if count is None:
+        return True
+    try:
+        if int(count) > 0:
+            return True
+    except (TypeError, ValueError):
+        return True
+    return any(_truthy(force) for force in forces)
+
+
+def _truthy(value: Any) -> bool:
+    """As Ansible's bool filter reads a flag: true, yes, on, 1 (any case)."""
+    return value is True or str(value).strip().lower() in ("true", "yes", "on", "1", "y", "t")

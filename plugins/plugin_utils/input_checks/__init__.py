@@ -15,6 +15,7 @@ import re
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from . import (
+    across_roles,
     cuda,
     cudnn,
     docker,
@@ -29,6 +30,7 @@ from . import (
     preflight,
 )
 from ._base import ERROR, WARNING, Check, Context, Finding, parse_sizes, run_checks, user_name_problem
+from .across_roles import check_across_roles
 
 ROLE_CHECKS = {
     "preflight": preflight.CHECKS,
@@ -61,10 +63,13 @@ def spec_variable(message: str, names) -> str:
     return max(found, key=len) if found else ""
 
 
-def validate_role(role: str, options: dict, values: dict, ctx: Context, *, skip=(), host_inputs=None) -> list[Finding]:
+def validate_role(
+    role: str, options: dict, values: dict, ctx: Context, *, skip=(), host_inputs=None, semantic: bool = True
+) -> list[Finding]:
     """Argument-spec validation (Ansible's validator, the role's meta/argument_specs.yml options), then the
     role's semantic checks on the coerced values (plus host_inputs, the HOST_INPUTS set on this host); a
-    variable the spec refused is not checked again."""
+    variable the spec refused is not checked again. semantic=False: the spec only (a role the run does not
+    apply on the host)."""
     bad = set(skip)
     findings: list[Finding] = []
     result = ArgumentSpecValidator(options).validate(
@@ -74,6 +79,8 @@ def validate_role(role: str, options: dict, values: dict, ctx: Context, *, skip=
         name = spec_variable(message, options)
         bad.add(name)
         findings.append(Finding(name or role, values.get(name, ""), message.rstrip(".")))
+    if not semantic:
+        return findings
     checked = {**dict(result.validated_parameters), **(host_inputs or {})}
     return findings + check_role(role, checked, ctx, skip=bad)
 
@@ -86,6 +93,8 @@ __all__ = [
     "Check",
     "Context",
     "Finding",
+    "across_roles",
+    "check_across_roles",
     "check_role",
     "parse_sizes",
     "run_checks",

@@ -12,6 +12,7 @@ from ansible_collections.gpucluster.horovod.plugins.plugin_utils import compat a
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils.nvidia_driver import decisions as _logic
 
 from ._base import Finding, absolute_path, check, positive
+from ._gpu_libs import no_gpu
 
 _VARIABLE = re.compile(r"\bnvidia_driver_[a-z0-9_]+")
 
@@ -83,6 +84,35 @@ def _driver_sense(values, ctx):
 
 
 @check(
+    "nvidia_driver_branch",
+    "nvidia_driver_kernel_module",
+    "nvidia_driver_reboot",
+    "nvidia_driver_gpu_facts",
+    "nvidia_driver_force",
+    "nvidia_driver_upgrade",
+    "nvidia_driver_version",
+    description=(
+        "on a host that gets no driver too (no GPU, or this run does not apply the role there): a known branch when"
+        " one is set, a kernel module flavour and a reboot policy that exist"
+    ),
+)
+def _driver_values(values, ctx):
+    if _gets_driver(values, ctx):
+        return  # _driver_sense judges these with the rest
+    tables = _compat.load_tables()
+    for problem in _logic.value_problems(
+        ctx.host,
+        branch=values["nvidia_driver_branch"],
+        known_branches=[row["branch"] for row in tables["cuda_driver"]["branches"]],
+        kernel_module=values["nvidia_driver_kernel_module"],
+        reboot=values["nvidia_driver_reboot"],
+    ):
+        sentence = problem.removeprefix(f"{ctx.host}: ")
+        variable = _VARIABLE.search(sentence).group(0)
+        yield Finding(variable, values.get(variable), "", sentence=sentence)
+
+
+@check(
     "nvidia_driver_method",
     "nvidia_driver_repo_key_sha256",
     description="the repo method needs the sha256 of NVIDIA's repository key (64 hex digits)",
@@ -100,6 +130,8 @@ def _repo_key(values, ctx):
 
 CHECKS = [
     _driver_sense,
+    _driver_values,
+    no_gpu("nvidia_driver"),
     _repo_key,
     positive("nvidia_driver_reboot_timeout", what="seconds"),
     absolute_path("nvidia_driver_mok_key", "nvidia_driver_mok_cert"),

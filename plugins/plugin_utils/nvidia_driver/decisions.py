@@ -349,6 +349,28 @@ def _module_problems(
     return out
 
 
+def value_problems(
+    host: str, *, branch: Any, known_branches: Sequence[int], kernel_module: Any, reboot: Any
+) -> List[str]:
+    """What input_problems finds without the host: a branch that is not one (when one is set), a kernel module
+    flavour or a reboot policy that does not exist. Checked on every host, also one that gets no driver."""
+    out: List[str] = []
+    b = _branch_int(branch)
+    known = sorted({int(k) for k in known_branches})
+    if b is not None and b not in known:
+        out.append(
+            f"{host}: nvidia_driver_branch {branch!r} is not a known NVIDIA driver branch; "
+            f"known: {', '.join(str(k) for k in known)}."
+        )
+    if kernel_module not in KERNEL_MODULES:
+        out.append(
+            f"{host}: nvidia_driver_kernel_module {kernel_module!r} is not valid; valid: {', '.join(KERNEL_MODULES)}."
+        )
+    if reboot not in REBOOT_POLICIES:
+        out.append(f"{host}: nvidia_driver_reboot {reboot!r} is not valid; valid: {', '.join(REBOOT_POLICIES)}.")
+    return out
+
+
 def input_problems(
     host: str,
     *,

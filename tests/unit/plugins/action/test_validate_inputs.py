@@ -175,3 +175,90 @@ def test_defaults_that_read_the_roles_os_data_are_evaluated_with_it():
     assert result["checked_roles"] == ["horovod_container"]
     bad = run({"roles": ["horovod_container"]}, {"horovod_container_ssh_port": 22})
     assert [p["variable"] for p in bad["problems"]] == ["horovod_container_ssh_port"]
+
+
+CONTAINER_ROLES = [
+    {"role": "preflight", "tags": []},
+    {"role": "docker", "tags": ["docker"], "when": "gpucluster_run_in_containers"},
+    {"role": "horovod_container", "tags": ["horovod_container"], "when": "gpucluster_run_in_containers"},
+]
+
+
+def test_a_role_not_applied_still_has_its_argument_spec_checked_and_its_inputs_named():
+    # Tried on the sandbox (issue 31): these passed without a word because docker is not in a run without containers.
+    bad = {"docker_install_method": "snap", "docker_daemon_settings": "not-a-dict"}
+    result = run({"roles": CONTAINER_ROLES}, bad)
+    assert result["failed"] is True
+    assert result["checked_roles"] == ["preflight"]
+    assert result["not_applied"] == {
+        "docker": "gpucluster_run_in_containers is False",
+        "horovod_container": "gpucluster_run_in_containers is False",
+    }
+    assert sorted(p["variable"] for p in result["problems"]) == ["docker_daemon_settings", "docker_install_method"]
+    assert "docker_install_method='snap'" in result["msg"] and "distro, repo" in result["msg"]
+    assert result["warnings"] == [
+        "n1: docker_daemon_settings, docker_install_method: set, but this run does not apply the docker role here"
+        " (gpucluster_run_in_containers is False)"
+    ]
+
+
+def test_valid_inputs_of_a_role_not_applied_only_warn_and_nothing_set_says_nothing():
+    result = run({"roles": CONTAINER_ROLES}, {"docker_install_method": "repo"})
+    assert "failed" not in result, result["msg"]  # repo without a key is the role's semantic check: not run here
+    assert [w for w in result["warnings"] if "docker_install_method: set, but" in w]
+    quiet = run({"roles": CONTAINER_ROLES})
+    assert "failed" not in quiet and not quiet.get("warnings")
+
+
+def test_run_in_containers_that_is_no_boolean_is_refused_not_taken_as_false():
+    result = run({"roles": CONTAINER_ROLES}, {"gpucluster_run_in_containers": "maybe"})
+    assert result["failed"] is True
+    assert [p["variable"] for p in result["problems"]] == ["preflight_run_in_containers"]
+    assert "'maybe'" in result["msg"]
+    assert result["not_applied"]["docker"] == "gpucluster_run_in_containers is 'maybe'"
+    for value in (True, "yes", "true"):
+        on = run({"roles": CONTAINER_ROLES}, {"gpucluster_run_in_containers": value})
+        assert "failed" not in on and on["checked_roles"] == ["preflight", "docker", "horovod_container"], value
+
+
+@pytest.mark.parametrize(
+    ("host_vars", "valid"),
+    [
+        ({"horovod_benchmark_framework": "tensorflow"}, False),
+        ({"horovod_benchmark_framework": "pytorch"}, True),
+        ({"gpucluster_stack": {"framework": "tensorflow"}}, True),  # both follow the stack
+        (
+            {
+                "horovod_benchmark_framework": "tensorflow",
+                "horovod_extra_frameworks": [{"name": "tensorflow", "version": "2.15.1", "variant": "cpu"}],
+            },
+            True,
+        ),
+    ],
+)
+def test_the_benchmark_framework_must_be_one_horovod_is_built_for(host_vars, valid):
+    result = run({"roles": ALL_ROLES}, host_vars)
+    if valid:
+        assert "failed" not in result, result["msg"]
+        return
+    assert result["failed"] is True
+    assert [(p["role"], p["variable"]) for p in result["problems"]] == [
+        ("horovod_benchmark", "horovod_benchmark_framework")
+    ]
+    assert "Horovod is built for pytorch here" in result["msg"]
+    # Without the horovod role in the run (--tags benchmark), there is nothing to compare with.
+    alone = run({"roles": ALL_ROLES}, host_vars, run_tags=["benchmark"])
+    assert "failed" not in alone, alone["msg"]
+
+
+def test_driver_inputs_that_exist_nowhere_are_refused_on_a_host_without_gpu():
+    # Tried on the sandbox (issue 31): passed because the driver checks ran only on hosts that get a driver.
+    result = run({"roles": ["nvidia_driver"]}, {"nvidia_driver_kernel_module": "closed", "nvidia_driver_branch": "999"})
+    assert result["failed"] is True
+    assert sorted(p["variable"] for p in result["problems"]) == ["nvidia_driver_branch", "nvidia_driver_kernel_module"]
+    assert "nvidia_driver_kernel_module 'closed' is not valid; valid: open, proprietary" in result["msg"]
+    assert "nvidia_driver_branch '999' is not a known NVIDIA driver branch" in result["msg"]
+    # ... and named as unused there (the role skips a host without a GPU).
+    assert any("nvidia_driver_force" in w and "skips it" in w for w in result["warnings"])
+    fine = run({"roles": ["nvidia_driver"]}, {"nvidia_driver_kernel_module": "open", "nvidia_driver_branch": "580"})
+    assert "failed" not in fine, fine["msg"]

@@ -24,6 +24,7 @@ def test_filters_are_registered_and_documented():
         "gpu_lib_version_ok",
         "gpu_lib_version",
         "redist_archive",
+        "gpu_stack_applies",
     }
     for name in names:
         assert (Path(f.__file__).parent / f"{name}.yml").is_file(), name
@@ -64,3 +65,20 @@ def test_version_helpers():
 def test_nccl_pip_plan_through_the_filter():
     plan = f.nccl_install_plan("2.21.5", "pip", "12.4", DEBIAN12, prefix="/opt/x")
     assert plan["home"] == "/opt/x/nccl-2.21.5-cu12/nvidia/nccl"
+
+
+@pytest.mark.parametrize(
+    ("facts", "forces", "applies"),
+    [
+        ({"gpu_count": 8}, [], True),
+        ({"gpu_count": 0}, [], False),
+        ({"gpu_count": "0"}, [False, "no", "false"], False),
+        ({"gpu_count": 0}, [False, "yes"], True),  # an image builder: one GPU role forced
+        ({"gpu_count": 0}, [True], True),
+        ({}, [], True),  # gpu_facts could not count: the roles decide on the host
+        (None, [], True),
+        ({"gpu_count": None}, [], True),
+    ],
+)
+def test_gpu_stack_applies_is_site_yml_group_rule(facts, forces, applies):
+    assert f.gpu_stack_applies(facts, forces) is applies

@@ -62,6 +62,7 @@ BASELINE = {
         "preflight_framework_version": "",
         "preflight_python": "",
         "preflight_python_env": "",
+        "preflight_run_in_containers": False,
         "preflight_pins": {},
         "preflight_gather_gpu_facts": True,
         "preflight_hosts": [],
@@ -684,8 +685,11 @@ def test_patch_without_edits_for_the_version_is_refused():
 
 
 def test_driver_checks_only_where_a_driver_is_installed():
+    # Where no driver is installed only what exists nowhere is refused (issue 31: a branch '999' or a flavour
+    # 'closed' passed on a host without a GPU); what needs the host (the OS's branch, the GPUs) is not judged.
     no_gpu = {"nvidia_driver_branch": "999", "nvidia_driver_gpu_facts": {"gpus": []}}
-    assert _validate("nvidia_driver", no_gpu) == []
+    assert [f.variable for f in _validate("nvidia_driver", no_gpu)] == ["nvidia_driver_branch"]
+    assert _validate("nvidia_driver", {**no_gpu, "nvidia_driver_branch": "580"}) == []  # not Debian 12's, but unused
     assert [f.variable for f in _validate("nvidia_driver", {**no_gpu, "nvidia_driver_force": True})] == [
         "nvidia_driver_branch"
     ]
