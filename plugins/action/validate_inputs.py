@@ -220,12 +220,16 @@ class ActionModule(ActionBase):
         """Every selected role's findings on this host, then the checks between the roles applied here."""
         run_tags, skip_tags = task_vars.get("ansible_run_tags"), task_vars.get("ansible_skip_tags")
         found = {"errors": [], "warnings": [], "checked": [], "not_applied": {}, "set_unused": []}
-        role_values = {}
+        # A role site.yml applies in several plays (nccl: the GPU libraries, nccl-tests) is checked once: applied when
+        # one of its selected plays applies it here.
+        selected = {}
         for item in roles:
             role, tags, when = _role_entry(item)
-            if not selected_by_tags(tags, run_tags, skip_tags):
-                continue
-            why_not = self._why_not_applied(role, when, task_vars)
+            if selected_by_tags(tags, run_tags, skip_tags):
+                selected.setdefault(role, []).append(self._why_not_applied(role, when, task_vars))
+        role_values = {}
+        for role, reasons in selected.items():
+            why_not = "" if "" in reasons else "; ".join(dict.fromkeys(reasons))
             values = self._check_role(role, why_not, task_vars, found)
             if values is not None:
                 found["checked"].append(role)

@@ -262,3 +262,18 @@ def test_driver_inputs_that_exist_nowhere_are_refused_on_a_host_without_gpu():
     assert any("nvidia_driver_force" in w and "skips it" in w for w in result["warnings"])
     fine = run({"roles": ["nvidia_driver"]}, {"nvidia_driver_kernel_module": "open", "nvidia_driver_branch": "580"})
     assert "failed" not in fine, fine["msg"]
+
+
+def test_a_role_site_yml_applies_in_two_plays_is_checked_once():
+    roles = [
+        {"role": "nccl", "tags": ["gpu_libs", "nccl"]},
+        {"role": "nccl", "tags": ["nccl_tests"], "when": "nccl_tests_build"},
+    ]
+    bad = {"nccl_tests_build": True, "nccl_tests_dir": "relative", "nccl_force": True}
+    both = run({"roles": roles}, bad)
+    assert both["checked_roles"] == ["nccl"] and both["not_applied"] == {}
+    assert [p["variable"] for p in both["problems"]] == ["nccl_tests_source_sha256", "nccl_tests_dir"]  # once each
+    # --tags nccl_tests without nccl_tests_build: the play does not apply the role; its spec is still checked.
+    alone = run({"roles": roles}, {"nccl_version": "2.22.3"}, run_tags=["nccl_tests"])
+    assert alone["checked_roles"] == [] and alone["not_applied"] == {"nccl": "nccl_tests_build is False"}
+    assert any("nccl_version: set, but this run does not apply the nccl role" in w for w in alone["warnings"])
