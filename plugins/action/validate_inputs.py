@@ -28,7 +28,15 @@ ARGUMENT_SPEC = {
     "warn_unknown": {"type": "bool", "default": False},
 }
 # Variables the collection reads that are no role's input (host variables and published facts).
-_PUBLISHED = {"gpucluster_stack", "gpucluster_ssh", "gpucluster_interconnect", "gpucluster_gpu", "horovod_slots"}
+_PUBLISHED = {
+    "gpucluster_stack",
+    "gpucluster_ssh",
+    "gpucluster_interconnect",
+    "gpucluster_gpu",
+    "gpucluster_fabric",
+    "gpucluster_health",
+    "horovod_slots",
+}
 
 
 def _role_entry(item):

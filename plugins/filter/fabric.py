@@ -1,0 +1,55 @@
+# Copyright: (c) 2026, gpucluster.horovod contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""gpucluster.horovod fabric filters: whether the nodes agree, the GPUDirect RDMA path, what NCCL used.
+
+Documented in the matching <name>.yml files; the logic is in plugin_utils/fabric/.
+"""
+
+from __future__ import annotations
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils import fabric as _fabric
+
+
+def fabric_cluster_problems(per_host):
+    """{host: fabric summary} -> the sentences naming the nodes that disagree ([] when they agree)."""
+    if not isinstance(per_host, dict):
+        raise AnsibleFilterError(f"fabric_cluster_problems: expects a dict of host -> fabric, got {type(per_host)}")
+    return _fabric.cluster_problems(per_host)
+
+
+def gpudirect_rdma(fabric, gpu=None, kernel_release="", nccl_version=None):
+    """The node's GPUDirect RDMA path from its fabric facts and gpu_facts."""
+    fabric, gpu = fabric or {}, gpu or {}
+    return _fabric.gpudirect_rdma(
+        fabric_kind=fabric.get("kind") or "none",
+        has_gpu=bool(gpu.get("gpu_count")),
+        kernel_module=gpu.get("kernel_module"),
+        kernel_release=kernel_release,
+        nccl_version=nccl_version,
+        peermem_module=bool(fabric.get("peermem_module")),
+        ofed=bool(fabric.get("ofed")),
+    )
+
+
+def nccl_transports(text):
+    """NCCL's INFO log -> the network and transports it used."""
+    return _fabric.nccl_transports(str(text or ""))
+
+
+def fabric_use_problem(used, fabric_kind, nodes=2):
+    """Why a multi-node run over a fabric must not count as valid ('' when it may)."""
+    return _fabric.fabric_use_problem(str(fabric_kind or "none"), used or {}, nodes=int(nodes))
+
+
+class FilterModule:
+    """gpucluster.horovod fabric filters."""
+
+    def filters(self):
+        return {
+            "fabric_cluster_problems": fabric_cluster_problems,
+            "gpudirect_rdma": gpudirect_rdma,
+            "nccl_transports": nccl_transports,
+            "fabric_use_problem": fabric_use_problem,
+        }

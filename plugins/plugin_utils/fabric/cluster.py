@@ -1,0 +1,58 @@
+# Copyright: (c) 2026, gpucluster.horovod contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Whether the nodes of a cluster agree on their fabric: the same kind, the same number of usable ports, the same rate.
+
+NCCL picks its inter-node transport per job from what every rank offers; nodes that disagree make it fall back to
+sockets or hang (nccl#2428: mismatched HCAs), so the first play refuses (or warns about) such a cluster, naming the
+nodes on each side.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Mapping
+
+
+def _groups(per_host: Mapping[str, Mapping[str, Any]], key) -> Dict[Any, List[str]]:
+    groups: Dict[Any, List[str]] = {}
+    for host in sorted(per_host):
+        groups.setdefault(key(per_host[host] or {}), []).append(host)
+    return groups
+
+
+def _describe(groups: Dict[Any, List[str]], label) -> str:
+    # Largest group first (the odd nodes out come last, where the reader looks for them), then by first node.
+    ordered = sorted(groups.items(), key=lambda item: (-len(item[1]), item[1][0]))
+    return "; ".join(f"{', '.join(hosts)}: {label(value)}" for value, hosts in ordered)
+
+
+def cluster_problems(per_host: Mapping[str, Mapping[str, Any]]) -> List[str]:
+    """One sentence per disagreement (kind, usable port count, port rate) among the nodes' fabric summaries
+    (module_utils/_fabric.py summarize); [] when they agree or there is one node."""
+    if len(per_host) < 2:
+        return []
+    problems = []
+    kinds = _groups(per_host, lambda f: f.get("kind") or "none")
+    if len(kinds) > 1:
+        problems.append(
+            "the nodes' fabrics differ ("
+            + _describe(kinds, str)
+            + "): NCCL uses what every node offers, so the job falls back to TCP sockets or hangs"
+        )
+        return problems
+    if next(iter(kinds)) == "none":
+        return []
+    counts = _groups(per_host, lambda f: int(f.get("port_count") or 0))
+    if len(counts) > 1:
+        problems.append(
+            "the nodes have different numbers of usable RDMA ports ("
+            + _describe(counts, lambda n: f"{n} port(s)")
+            + "): a port is down or missing on the smaller side"
+        )
+    rates = _groups(per_host, lambda f: f.get("rate_gbps"))
+    if len(rates) > 1:
+        problems.append(
+            "the nodes' RDMA ports run at different rates ("
+            + _describe(rates, lambda r: f"{r:g} Gb/s" if r is not None else "unknown")
+            + "): every ring runs at the slowest link"
+        )
+    return problems
