@@ -43,6 +43,14 @@ def fabric_use_problem(used, fabric_kind, nodes=2):
     return _fabric.fabric_use_problem(str(fabric_kind or "none"), used or {}, nodes=int(nodes))
 
 
+def nccl_conf(fabric, interconnect=None, settings=None):
+    """The lines of /etc/nccl.conf as a dict (name -> value), from the node's fabric and interconnect facts."""
+    problems = _fabric.settings_problems(settings or {})
+    if problems:
+        raise AnsibleFilterError("nccl_conf: " + "; ".join(problems))
+    return _fabric.nccl_conf(fabric, interconnect, settings)
+
+
 class FilterModule:
     """gpucluster.horovod fabric filters."""
 
@@ -52,4 +60,5 @@ class FilterModule:
             "gpudirect_rdma": gpudirect_rdma,
             "nccl_transports": nccl_transports,
             "fabric_use_problem": fabric_use_problem,
+            "nccl_conf": nccl_conf,
         }

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils import fabric as _fabric
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils import gpu_libs
 
 from ._base import Finding, absolute_path, check
@@ -80,7 +81,19 @@ def _nccl_tests(values, ctx):
         yield Finding("nccl_tests_cuda_archs", bad_archs, "not compute capabilities", "major.minor, e.g. 9.0 for H100")
 
 
+@check("nccl_conf_settings", description="NCCL variable names with one-line values, no debugging variables")
+def _conf_settings(values, ctx):
+    for problem in _fabric.settings_problems(values["nccl_conf_settings"]):
+        yield Finding(
+            "nccl_conf_settings",
+            values["nccl_conf_settings"],
+            problem,
+            "a dict of NCCL_* system settings; NCCL_DEBUG and its kin in a job's environment",
+        )
+
+
 CHECKS = [
+    _conf_settings,
     *for_gpu_hosts(
         "nccl",
         [

@@ -268,6 +268,9 @@ BASELINE = {
         "nccl_tests_cuda_archs": ["9.0"],
         "nccl_tests_cxx": "",
         "nccl_tests_ccache_dir": "",
+        "nccl_conf_manage": True,
+        "nccl_conf_path": "/etc/nccl.conf",
+        "nccl_conf_settings": {},
     },
     "horovod": {
         "horovod_version": "0.28.1",
@@ -537,6 +540,8 @@ BAD_INPUTS = [
     ("cudnn", {"cudnn_redist_manifest_sha256": "abc"}, "cudnn_redist_manifest_sha256", "not a sha256"),
     ("cudnn", {"cudnn_prefix": "local"}, "cudnn_prefix", "absolute path"),
     # nccl
+    ("nccl", {"nccl_conf_settings": {"NCCL_DEBUG": "INFO"}}, "nccl_conf_settings", "in a job's environment"),
+    ("nccl", {"nccl_conf_settings": {"ib_hca": "mlx5_0"}}, "nccl_conf_settings", "not an NCCL variable"),
     ("nccl", {"nccl_install_method": "conda"}, "nccl_install_method", "pip, distro, repo"),
     ("nccl", {"nccl_version": "2.21"}, "nccl_version", "three components"),
     ("nccl", {"nccl_version": "2.22.3", "nccl_cuda_version": "11.8"}, "nccl_version", "cu11 wheels exist for NCCL"),

@@ -130,6 +130,42 @@ def test_the_silent_fallback_to_sockets_is_refused_on_a_fabric():
 
 def test_filters_are_registered_and_documented():
     names = set(filters.FilterModule().filters())
-    assert names == {"fabric_cluster_problems", "gpudirect_rdma", "nccl_transports", "fabric_use_problem"}
+    assert names == {"fabric_cluster_problems", "gpudirect_rdma", "nccl_transports", "fabric_use_problem", "nccl_conf"}
     for name in names:
         assert (Path(filters.__file__).parent / f"{name}.yml").is_file(), name
+
+
+def test_nccl_conf_on_infiniband_roce_and_without_a_fabric():
+    interconnect = {"interface": "eth0", "address": "10.0.0.11", "cidr": "10.0.0.0/24"}
+    assert fabric.nccl_conf(tree("ib_hdr_2"), interconnect) == {
+        "NCCL_IB_HCA": "=mlx5_0:1,mlx5_1:1",
+        "NCCL_SOCKET_IFNAME": "=eth0",
+    }
+    assert fabric.nccl_conf(tree("roce_v2"), interconnect) == {
+        "NCCL_IB_GID_INDEX": "3",
+        "NCCL_IB_HCA": "=mlx5_0:1",
+        "NCCL_SOCKET_IFNAME": "=eth0",
+    }
+    assert fabric.nccl_conf(tree("none"), interconnect) == {"NCCL_SOCKET_IFNAME": "=eth0"}
+    assert fabric.nccl_conf(None, None) == {}
+    # The user's system settings last: they win.
+    assert filters.nccl_conf(
+        tree("ib_hdr_1_down"), interconnect, {"NCCL_IB_TIMEOUT": 22, "NCCL_IB_HCA": "=mlx5_0"}
+    ) == {
+        "NCCL_IB_HCA": "=mlx5_0",
+        "NCCL_IB_TIMEOUT": "22",
+        "NCCL_SOCKET_IFNAME": "=eth0",
+    }
+
+
+def test_nccl_conf_refuses_debugging_and_strange_settings():
+    assert fabric.settings_problems({"NCCL_IB_TIMEOUT": 22}) == []
+    problems = fabric.settings_problems({"NCCL_DEBUG": "INFO", "nccl_ib_hca": "x", "NCCL_X": "a\nb"})
+    assert problems == [
+        "NCCL_DEBUG is a debugging variable: set it in a job's environment, not for every job",
+        "'nccl_ib_hca' is not an NCCL variable (NCCL_ and capitals)",
+        "NCCL_X: the value must be one line",
+    ]
+    assert fabric.settings_problems("NCCL_DEBUG=INFO") == ["not a dict of NCCL variable names to values"]
+    with pytest.raises(Exception, match="nccl_conf: NCCL_DEBUG is a debugging variable"):
+        filters.nccl_conf({}, {}, {"NCCL_DEBUG": "INFO"})
