@@ -77,6 +77,7 @@ BASELINE = {
         "preflight_warn_unknown_variables": True,
         "preflight_node_health": "fail",
         "preflight_expected_gpus": 0,
+        "preflight_exclude_unhealthy": False,
     },
     "nvidia_driver": {
         "nvidia_driver_method": "distro",
