@@ -33,6 +33,11 @@ def gpudirect_rdma(fabric, gpu=None, kernel_release="", nccl_version=None):
     )
 
 
+def fabric_port_check(fabric):
+    """The node-health check of the host's RDMA ports (ok, or warn naming the ports that are not usable)."""
+    return _fabric.port_health_check(fabric or {})
+
+
 def nccl_transports(text):
     """NCCL's INFO log -> the network and transports it used."""
     return _fabric.nccl_transports(str(text or ""))
@@ -61,4 +66,5 @@ class FilterModule:
             "nccl_transports": nccl_transports,
             "fabric_use_problem": fabric_use_problem,
             "nccl_conf": nccl_conf,
+            "fabric_port_check": fabric_port_check,
         }

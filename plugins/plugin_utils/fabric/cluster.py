@@ -56,3 +56,27 @@ def cluster_problems(per_host: Mapping[str, Mapping[str, Any]]) -> List[str]:
             + "): every ring runs at the slowest link"
         )
     return problems
+
+
+def port_health_check(fabric: Mapping[str, Any]) -> Dict[str, Any]:
+    """The node-health check of the host's RDMA ports ({name, status, value, expected, reason}, as node_health's):
+    ok when every port is usable (or there is none), warn when some port is not (a cable pulled, a port down, a RoCE
+    netdev without an address) - the nodes' agreement check of the first play refuses what the job cannot live with."""
+    unusable = list((fabric or {}).get("unusable") or [])
+    usable = list((fabric or {}).get("ports") or [])
+    if not unusable:
+        return {
+            "name": "fabric_ports",
+            "status": "ok",
+            "value": f"{len(usable)} usable",
+            "expected": "every RDMA port usable",
+            "reason": "",
+        }
+    names = ", ".join(f"{p.get('port')} ({p.get('reason')})" for p in unusable)
+    return {
+        "name": "fabric_ports",
+        "status": "warn",
+        "value": f"{len(usable)} usable, {len(unusable)} not",
+        "expected": "every RDMA port usable",
+        "reason": f"RDMA port(s) not usable: {names}",
+    }

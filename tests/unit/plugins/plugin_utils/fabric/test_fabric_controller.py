@@ -130,7 +130,14 @@ def test_the_silent_fallback_to_sockets_is_refused_on_a_fabric():
 
 def test_filters_are_registered_and_documented():
     names = set(filters.FilterModule().filters())
-    assert names == {"fabric_cluster_problems", "gpudirect_rdma", "nccl_transports", "fabric_use_problem", "nccl_conf"}
+    assert names == {
+        "fabric_cluster_problems",
+        "gpudirect_rdma",
+        "nccl_transports",
+        "fabric_use_problem",
+        "nccl_conf",
+        "fabric_port_check",
+    }
     for name in names:
         assert (Path(filters.__file__).parent / f"{name}.yml").is_file(), name
 
@@ -169,3 +176,16 @@ def test_nccl_conf_refuses_debugging_and_strange_settings():
     assert fabric.settings_problems("NCCL_DEBUG=INFO") == ["not a dict of NCCL variable names to values"]
     with pytest.raises(Exception, match="nccl_conf: NCCL_DEBUG is a debugging variable"):
         filters.nccl_conf({}, {}, {"NCCL_DEBUG": "INFO"})
+
+
+def test_the_port_check_of_node_health():
+    assert fabric.port_health_check(tree("ib_hdr_2"))["status"] == "ok"
+    assert fabric.port_health_check(tree("none"))["status"] == "ok"
+    down = filters.fabric_port_check(tree("ib_hdr_1_down"))
+    assert down == {
+        "name": "fabric_ports",
+        "status": "warn",
+        "value": "1 usable, 1 not",
+        "expected": "every RDMA port usable",
+        "reason": "RDMA port(s) not usable: mlx5_1:1 (state DOWN)",
+    }
