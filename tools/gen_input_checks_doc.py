@@ -33,8 +33,11 @@ the host's own variables, validates them with Ansible's argument-spec validator 
 `meta/argument_specs.yml` (the same validation the role's own entry point does), then runs the role's
 semantic checks below. Every problem on every host is reported at once, one line each naming the
 host, the variable, the bad value and what would be valid, and `any_errors_fatal` stops the run
-before the second play. Each role runs the same checks again in its own preflight, so a role used on
-its own (`include_role`, your own playbook) refuses the same input the same way.
+before the second play. Each role runs the same checks in its own preflight, so a role used on its own
+(`include_role`, your own playbook) refuses the same input the same way; within one run of `site.yml`
+a role the first play checked with the same inputs on the host is not checked again (the first play
+publishes each role's fingerprint as `gpucluster_inputs_checked`; other values, such as role
+parameters, are checked).
 
 A role that site.yml applies only under a host variable (docker, nvidia_container_toolkit and
 horovod_container under `gpucluster_run_in_containers`, itself refused unless it is a boolean) is

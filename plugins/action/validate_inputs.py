@@ -11,6 +11,8 @@ validate_argument_spec and a role's own entry point use), then the role's semant
 from __future__ import annotations
 
 import difflib
+import hashlib
+import json
 import re
 from pathlib import Path
 
@@ -26,7 +28,11 @@ ARGUMENT_SPEC = {
     "roles": {"type": "list", "elements": "raw", "required": True},
     "fail": {"type": "bool", "default": True},
     "warn_unknown": {"type": "bool", "default": False},
+    "record": {"type": "bool", "default": False},
 }
+# The fact the first play publishes with the fingerprints of the roles it checked (record: true); a role's own
+# preflight later in the same run skips the role when its inputs on the host are still the ones checked.
+CHECKED_FACT = "gpucluster_inputs_checked"
 # Variables the collection reads that are no role's input (host variables and published facts).
 _PUBLISHED = {
     "gpucluster_stack",
@@ -35,6 +41,7 @@ _PUBLISHED = {
     "gpucluster_gpu",
     "gpucluster_fabric",
     "gpucluster_health",
+    CHECKED_FACT,
     "horovod_slots",
 }
 
@@ -224,10 +231,28 @@ class ActionModule(ActionBase):
             found["warnings" if finding.level == _checks.WARNING else "errors"].append((role, finding))
         return None if why_not else values
 
-    def _check_roles(self, roles, task_vars):
-        """Every selected role's findings on this host, then the checks between the roles applied here."""
+    def _fingerprint(self, role, task_vars):
+        """What the user set for the role on this host, as set (untemplated: inventory, play, extra vars, role
+        parameters), hashed: the same in the first play and in the role's own preflight unless a value changed."""
+        role_dir = ROLES_DIR / role
+        specs = self._load(role_dir / "meta" / "argument_specs.yml").get("argument_specs", {})
+        names = {n for entry in specs.values() for n in ((entry or {}).get("options") or {})}
+        names.update(_checks.HOST_INPUTS.get(role, ()))
+        defaults = self._load(role_dir / "defaults" / "main.yml")
+        items = [
+            (name, json.dumps(task_vars[name], sort_keys=True, default=str))
+            for name in sorted(names)
+            if name in task_vars and (name not in defaults or str(task_vars[name]) != str(defaults[name]))
+        ]
+        return hashlib.sha256(json.dumps(items).encode()).hexdigest()[:16]
+
+    def _check_roles(self, roles, task_vars, *, record=False):
+        """Every selected role's findings on this host, then the checks between the roles applied here. A role the
+        first play of this run already checked with the same inputs on this host is not checked again."""
         run_tags, skip_tags = task_vars.get("ansible_run_tags"), task_vars.get("ansible_skip_tags")
         found = {"errors": [], "warnings": [], "checked": [], "not_applied": {}, "set_unused": []}
+        found.update(fingerprints={}, already_checked=[])
+        before = {} if record else dict(task_vars.get(CHECKED_FACT) or {})
         # A role site.yml applies in several plays (nccl: the GPU libraries, nccl-tests) is checked once: applied when
         # one of its selected plays applies it here.
         selected = {}
@@ -237,11 +262,17 @@ class ActionModule(ActionBase):
                 selected.setdefault(role, []).append(self._why_not_applied(role, when, task_vars))
         role_values = {}
         for role, reasons in selected.items():
+            fingerprint = self._fingerprint(role, task_vars) if (record or role in before) else ""
+            if role in before and before[role] == fingerprint:
+                found["already_checked"].append(role)
+                continue
             why_not = "" if "" in reasons else "; ".join(dict.fromkeys(reasons))
             values = self._check_role(role, why_not, task_vars, found)
             if values is not None:
                 found["checked"].append(role)
                 role_values[role] = values
+                if record:
+                    found["fingerprints"][role] = fingerprint
         # Rules between roles (the benchmark's framework is one Horovod is built for), on the roles applied here.
         for role, finding in _checks.check_across_roles(role_values):
             found["warnings" if finding.level == _checks.WARNING else "errors"].append((role, finding))
@@ -255,7 +286,7 @@ class ActionModule(ActionBase):
             raise AnsibleActionFail("validate_inputs: " + "; ".join(validation.error_messages))
         args = validation.validated_parameters
         host = task_vars.get("inventory_hostname", "localhost")
-        found = self._check_roles(args["roles"], task_vars)
+        found = self._check_roles(args["roles"], task_vars, record=args["record"])
         errors, warnings, checked, not_applied, set_unused = (
             found["errors"],
             found["warnings"],
@@ -267,6 +298,8 @@ class ActionModule(ActionBase):
         result["changed"] = False
         result["checked_roles"] = checked
         result["not_applied"] = not_applied
+        result["fingerprints"] = found["fingerprints"]
+        result["already_checked"] = found["already_checked"]
         result["problems"] = [
             {"role": role, "variable": f.variable, "value": f.value, "problem": f.problem, "valid": f.valid}
             for role, f in errors
@@ -284,4 +317,6 @@ class ActionModule(ActionBase):
             result["failed"] = bool(args["fail"])
         else:
             result["msg"] = f"{host}: the inputs of {', '.join(checked) or 'no role'} are valid"
+            if found["already_checked"]:
+                result["msg"] += f" ({', '.join(found['already_checked'])}: checked by the first play of this run)"
         return result

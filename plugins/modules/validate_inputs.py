@@ -44,6 +44,14 @@ options:
     description: Fail the task when a problem is found (false returns them in RV(problems) only).
     type: bool
     default: true
+  record:
+    description:
+      - Return the fingerprints of the roles fully checked on the host (RV(fingerprints)): the first play of site.yml
+        publishes them as the fact C(gpucluster_inputs_checked), and a later call for a role it checked with the
+        same inputs on that host (the role's own preflight in the same run) skips it - inputs are checked once per
+        run. A role used alone, or given other values (role parameters), is checked again.
+    type: bool
+    default: false
   warn_unknown:
     description:
       - Warn about host variables that start like an input of a checked role (or C(gpucluster_)) but are no input
@@ -97,6 +105,15 @@ not_applied:
       true), each with the reason; only their argument spec was checked.
   returned: always
   type: dict
+fingerprints:
+  description: With O(record), each fully checked role's fingerprint (a hash of the inputs the user set for it).
+  returned: always
+  type: dict
+already_checked:
+  description: The roles skipped because the first play of this run checked them with the same inputs on the host.
+  returned: always
+  type: list
+  elements: str
 problems:
   description: One dict per problem with C(role), C(variable), C(value), C(problem) and C(valid).
   returned: always

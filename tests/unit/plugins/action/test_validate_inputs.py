@@ -277,3 +277,25 @@ def test_a_role_site_yml_applies_in_two_plays_is_checked_once():
     alone = run({"roles": roles}, {"nccl_version": "2.22.3"}, run_tags=["nccl_tests"])
     assert alone["checked_roles"] == [] and alone["not_applied"] == {"nccl": "nccl_tests_build is False"}
     assert any("nccl_version: set, but this run does not apply the nccl role" in w for w in alone["warnings"])
+
+
+def test_inputs_are_checked_once_per_run_unless_they_changed():
+    host_vars = {"horovod_build_jobs": 3, "passwordless_ssh_uid": 2001}
+    first = run({"roles": ALL_ROLES, "record": True}, host_vars)
+    assert "failed" not in first, first["msg"]
+    assert set(first["fingerprints"]) == {"preflight", "passwordless_ssh", "openmpi", "horovod", "horovod_benchmark"}
+    checked = {"gpucluster_inputs_checked": first["fingerprints"]}
+    # The role's own preflight later in the run: nothing to check again.
+    again = run({"roles": ["horovod"]}, {**host_vars, **checked})
+    assert again["checked_roles"] == [] and again["already_checked"] == ["horovod"]
+    assert "checked by the first play of this run" in again["msg"]
+    # Another value for the role (role parameters, set_fact): checked again, and refused when bad.
+    changed = run({"roles": ["horovod"]}, {**host_vars, **checked, "horovod_build_jobs": 0})
+    assert changed["already_checked"] == [] and changed["failed"] is True
+    # A role the first play did not check (used alone) is checked.
+    alone = run({"roles": ["docker"]}, {**host_vars, **checked})
+    assert alone["checked_roles"] == ["docker"] and alone["already_checked"] == []
+    # Without record, nothing is fingerprinted; the first play itself never skips.
+    assert run({"roles": ["horovod"]}, host_vars)["fingerprints"] == {}
+    rerun = run({"roles": ["horovod"], "record": True}, {**host_vars, **checked})
+    assert rerun["checked_roles"] == ["horovod"]
