@@ -46,7 +46,7 @@ options:
     default: true
   record:
     description:
-      - Return the fingerprints of the roles fully checked on the host (RV(fingerprints)): the first play of site.yml
+      - Return the fingerprints of the roles fully checked on the host (RV(fingerprints)) - the first play of site.yml
         publishes them as the fact C(gpucluster_inputs_checked), and a later call for a role it checked with the
         same inputs on that host (the role's own preflight in the same run) skips it - inputs are checked once per
         run. A role used alone, or given other values (role parameters), is checked again.
