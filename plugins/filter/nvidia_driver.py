@@ -11,12 +11,21 @@ Documented in the matching <name>.yml files; the logic is in plugin_utils/nvidia
 from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
+from ansible.module_utils.parsing.convert_bool import boolean
 
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils.nvidia_driver import decisions as _logic
 
 
 def nvidia_driver_packages(  # noqa: PLR0917 - Jinja passes filter arguments positionally
-    table, method, branch, kernel_module, version=None, server=False, fabricmanager=False
+    table,
+    method,
+    branch,
+    kernel_module,
+    version=None,
+    server=False,
+    fabricmanager=False,
+    components="full",
+    desktop_installed=False,
 ):
     """Packages, pins and holds for one host."""
     try:
@@ -28,6 +37,8 @@ def nvidia_driver_packages(  # noqa: PLR0917 - Jinja passes filter arguments pos
             version or None,
             server=bool(server),
             fabricmanager=bool(fabricmanager),
+            components=str(components or "full"),
+            desktop_installed=boolean(desktop_installed, strict=False),
         )
     except ValueError as exc:
         raise AnsibleFilterError(f"nvidia_driver_packages: {exc}") from exc

@@ -5,6 +5,8 @@ the daemons the driver itself runs (never counted as a user of the GPU)."""
 
 METHODS = ("distro", "repo")
 KERNEL_MODULES = ("open", "proprietary")
+# What of the driver a host gets: compute (headless: CUDA, NVML, nvidia-smi) or full (the display part too).
+COMPONENTS = ("compute", "full")
 REBOOT_POLICIES = ("never", "if_needed", "always")
 # The driver's own daemons hold /dev/nvidia* while they run; they are stopped for a module reload and started after
 # it (systemd unit names; their processes' names, as /proc/PID/comm gives them, cut to 15 characters).

@@ -10,7 +10,7 @@ import re
 from typing import Any, Dict, Iterable, List, Mapping, Optional
 
 from ..versions import vcmp, vtuple
-from .constants import KERNEL_MODULES, METHODS
+from .constants import COMPONENTS, KERNEL_MODULES, METHODS
 
 
 def _fmt(template: str, branch: Any, kernel_module: str, server: bool) -> str:
@@ -23,6 +23,36 @@ def _fmt(template: str, branch: Any, kernel_module: str, server: bool) -> str:
     )
 
 
+def _branch_number(branch: Any) -> Optional[int]:
+    try:
+        return int(str(branch).strip())
+    except (TypeError, ValueError):
+        return None
+
+
+def _component_names(spec: Mapping[str, Any], components: str, branch: Any, desktop_installed: bool) -> List[Any]:
+    """The templates of the driver's own packages for ``components`` (``compute`` or ``full``).
+
+    ``compute`` takes ``compute_packages`` where the OS has them (the CUDA, NVML and PTX JIT libraries, nvidia-smi,
+    the GSP firmware: what a GPU server that drives no display runs CUDA and containers with), else ``packages``.
+    An entry is a template or ``{name, from_branch}`` (a library the branch has from that branch on). A host that
+    has the full set installed keeps it (``desktop_installed``): the role removes nothing, and the full set's
+    metapackage depends on the libraries at one exact version, so it moves with them."""
+    if components not in COMPONENTS:
+        raise ValueError(f"components {components!r} unknown; valid: {', '.join(COMPONENTS)}")
+    if components == "full" or desktop_installed or not spec.get("compute_packages"):
+        return list(spec.get("packages") or [])
+    number = _branch_number(branch)
+    names = []
+    for entry in spec["compute_packages"]:
+        if isinstance(entry, Mapping):
+            if number is None or number >= int(entry.get("from_branch", 0)):
+                names.append(entry["name"])
+        else:
+            names.append(entry)
+    return names
+
+
 def select_packages(
     table: Mapping[str, Any],
     method: str,
@@ -32,13 +62,17 @@ def select_packages(
     *,
     server: bool = False,
     fabricmanager: bool = False,
+    components: str = "full",
+    desktop_installed: bool = False,
 ) -> Dict[str, Any]:
     """Packages for one host.
 
     ``table`` is the role's per-OS ``_nvidia_driver_packages``: for each method a dict with
     ``packages`` (templates with ``{branch}``, ``{open}``, ``{server}``, ``{stream}``: ``open`` or ``dkms``),
     ``module_packages`` (per flavour),
-    ``unversioned`` (packages with their own version line, installed without ``=version``) and optionally
+    ``unversioned`` (packages with their own version line, installed without ``=version``), optionally
+    ``compute_packages`` (what ``components="compute"`` installs instead of ``packages``: no X server, OpenGL,
+    Vulkan or video libraries; see ``_component_names``) and optionally
     ``module_stream`` (dnf module, RHEL family) and ``fabricmanager`` (the Fabric Manager package, added with
     ``fabricmanager=True`` - hosts with NVSwitches - at the driver's version).
 
@@ -54,7 +88,9 @@ def select_packages(
     spec = (table or {}).get(method)
     if not spec:
         raise ValueError(f"method {method!r} has no package data for this OS")
-    names = [_fmt(t, branch, kernel_module, server) for t in spec.get("packages") or []]
+    names = [
+        _fmt(t, branch, kernel_module, server) for t in _component_names(spec, components, branch, desktop_installed)
+    ]
     module_pkg = (spec.get("module_packages") or {}).get(kernel_module)
     if module_pkg:
         names.append(_fmt(module_pkg, branch, kernel_module, server))
@@ -77,6 +113,13 @@ def select_packages(
         "pins": pins,
         "hold": list(names) if spec.get("hold", True) else [],
         "module_stream": _fmt(stream, branch, kernel_module, server) if stream else None,
+        # The full set's metapackage (its first package), whose presence keeps the full set on a host; None where
+        # the OS has no compute set.
+        "desktop_probe": (
+            _fmt(spec["packages"][0], branch, kernel_module, server)
+            if spec.get("compute_packages") and spec.get("packages")
+            else None
+        ),
     }
 
 

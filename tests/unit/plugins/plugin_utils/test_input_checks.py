@@ -89,6 +89,7 @@ BASELINE = {
         "nvidia_driver_force": False,
         "nvidia_driver_gpu_facts": {"gpus": [H100], "gpu_count": 1, "driver_version": None, "secure_boot": False},
         "nvidia_driver_server": False,
+        "nvidia_driver_components": "compute",
         "nvidia_driver_running_kernel": True,
         "nvidia_driver_kernels": [],
         "nvidia_driver_kernel_packages": [],

@@ -132,6 +132,75 @@ def test_debian_open_pins_every_versioned_package_to_one_version():
     assert "nvidia-persistenced" in got["install"]
 
 
+COMPUTE_LIBS = ["libcuda1", "libnvidia-ml1", "libnvidia-ptxjitcompiler1", "libnvidia-nvvm4", "libnvidia-cfg1"]
+
+
+@pytest.mark.parametrize(
+    "osv, branch, module, names",
+    [
+        # Debian 12 (R535): no libnvidia-gpucomp yet; every library at the driver's version with the module package.
+        (
+            DEB12,
+            535,
+            "proprietary",
+            [*COMPUTE_LIBS, "nvidia-smi", "firmware-nvidia-gsp", "nvidia-kernel-dkms", "nvidia-persistenced"],
+        ),
+        # Debian 13 (R550): the PTX JIT compiler loads libnvidia-gpucomp from R545 on.
+        (
+            DEB13,
+            550,
+            "open",
+            [
+                *COMPUTE_LIBS,
+                "libnvidia-gpucomp",
+                "nvidia-smi",
+                "firmware-nvidia-gsp",
+                "nvidia-open-kernel-dkms",
+                "nvidia-persistenced",
+            ],
+        ),
+        (UBU24, 570, "open", ["nvidia-headless-570-open", "nvidia-utils-570"]),
+    ],
+)
+def test_compute_components_leave_out_the_desktop_part(osv, branch, module, names):
+    got = logic.select_packages(osv["_nvidia_driver_packages"], "distro", branch, module, components="compute")
+    assert got["names"] == names
+    assert not {"nvidia-driver", "xserver-xorg-video-nvidia", "nvidia-driver-libs"} & set(got["names"])
+    full = logic.select_packages(osv["_nvidia_driver_packages"], "distro", branch, module, components="full")
+    assert got["desktop_probe"] == full["names"][0]
+
+
+def test_compute_components_pin_and_hold_every_library_at_the_driver_version():
+    got = logic.select_packages(
+        DEB12["_nvidia_driver_packages"], "distro", 535, "proprietary", "535.261.03-1", components="compute"
+    )
+    assert {p["package"] for p in got["pins"]} == {n for n in got["names"] if n != "nvidia-persistenced"}
+    assert "libcuda1=535.261.03-1" in got["install"]
+    assert got["hold"] == got["names"]
+
+
+def test_an_installed_desktop_set_is_kept_under_compute():
+    kept = logic.select_packages(
+        DEB12["_nvidia_driver_packages"],
+        "distro",
+        535,
+        "open",
+        "535.261.03-1",
+        components="compute",
+        desktop_installed=True,
+    )
+    assert "nvidia-driver=535.261.03-1" in kept["install"]
+
+
+def test_components_without_a_compute_set_and_unknown_components():
+    # NVIDIA's repository: its metapackage whatever components says; RHEL has no compute set in the table.
+    repo = logic.select_packages(DEB12["_nvidia_driver_packages"], "repo", 580, "open", components="compute")
+    assert repo["names"] == ["nvidia-open-580"]
+    assert repo["desktop_probe"] is None
+    with pytest.raises(ValueError, match="components 'headless' unknown; valid: compute, full"):
+        logic.select_packages(DEB12["_nvidia_driver_packages"], "distro", 535, "open", components="headless")
+
+
 def test_rhel_repo_packages_module_streams_and_no_apt_pins():
     # NVIDIA's driver installation guide: RHEL 8/9 "dnf module enable nvidia-driver:<branch>-open" + nvidia-open,
     # or "nvidia-driver:<branch>-dkms" + cuda-drivers for the proprietary module.
