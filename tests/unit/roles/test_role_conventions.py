@@ -197,3 +197,19 @@ def test_versions_are_read_with_the_collection_filters_not_split(role: Path) -> 
         if _SPLIT_VERSION.search(line)
     ]
     assert found == [], f"{role.name}: versions split by hand: {found}"
+
+
+# "Does this host get the GPU stack" is one rule (filter gpu_stack_applies: a GPU, no count read, or the role forced),
+# used by site.yml's group and by each GPU role's preflight; issue 31 found it written out in four preflights.
+_GPU_RULE_BY_HAND = re.compile(r"gpu_count\s+is\s+defined|gpu_count\s*\|\s*int\)\s*==\s*0")
+
+
+@pytest.mark.parametrize("role", ALL_ROLES, ids=lambda p: p.name)
+def test_the_gpu_stack_rule_is_the_filter_not_rewritten(role: Path) -> None:
+    found = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in sorted((role / "tasks").glob("*.yml"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if _GPU_RULE_BY_HAND.search(line)
+    ]
+    assert found == [], f"{role.name}: the GPU stack rule written by hand (use gpu_stack_applies): {found}"
