@@ -65,6 +65,11 @@ def nccl_install_plan(version, method, cuda, facts, *, prefix="/opt/gpucluster",
         raise AnsibleFilterError(f"nccl_install_plan: {exc}") from exc
 
 
+def nccl_location(plan, current_link=""):
+    """The nccl role's install plan -> where NCCL is, as the role publishes it (gpucluster_nccl)."""
+    return _libs.nccl_location(dict(plan or {}), str(current_link or ""))
+
+
 def cuda_header_wheels(version):
     """CUDA version -> the wheels whose headers compile against cuda_runtime.h/cuda_fp16.h without a toolkit."""
     try:
@@ -118,6 +123,7 @@ class FilterModule:
             "cuda_header_wheels": cuda_header_wheels,
             "cudnn_install_plan": cudnn_install_plan,
             "nccl_install_plan": nccl_install_plan,
+            "nccl_location": nccl_location,
             "gpu_lib_version_ok": gpu_lib_version_ok,
             "gpu_lib_version": gpu_lib_version,
             "gpu_stack_applies": gpu_stack_applies,

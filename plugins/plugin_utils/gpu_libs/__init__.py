@@ -25,7 +25,7 @@ from ._base import (
 )
 from .cuda import CUDA_METHODS, cuda_header_wheels, cuda_plan
 from .cudnn import CUDNN_METHODS, cudnn_plan
-from .nccl import NCCL_METHODS, nccl_apt_version, nccl_plan
+from .nccl import NCCL_METHODS, nccl_apt_version, nccl_location, nccl_plan
 
 __all__ = [
     "CUDA_METHODS",
@@ -42,6 +42,7 @@ __all__ = [
     "decode_nccl",
     "gpu_stack_applies",
     "nccl_apt_version",
+    "nccl_location",
     "nccl_plan",
     "redist_entry",
     "version_matches",

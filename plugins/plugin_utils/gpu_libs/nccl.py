@@ -125,3 +125,17 @@ def _pip(version: str, cuda_major: str, prefix: str) -> Dict[str, Any]:
         # directory serves as HOROVOD_NCCL_HOME (with HOROVOD_NCCL_LINK=SHARED).
         "home": f"{target}/nvidia/nccl",
     }
+
+
+def nccl_location(plan: Dict[str, Any], current_link: str = "") -> Dict[str, Any]:
+    """Where the nccl role put NCCL, as it publishes it (fact gpucluster_nccl; the horovod role builds against it).
+
+    ``home`` has ``include/nccl.h`` and ``lib/libnccl.so`` (Horovod's HOROVOD_NCCL_HOME): the wheel's tree through
+    the role's stable link for pip (``current_link``, else the version's own directory), ``/usr`` for the packages
+    (the header in /usr/include, the library in the system's library directory, which the linker searches). ``link``
+    is how Horovod links it: SHARED (the wheel has no static library; the training process and Horovod then share
+    the one libnccl.so.2 the loader finds)."""
+    home = plan.get("home") or "/usr"
+    if plan.get("method") == "pip" and current_link:
+        home = current_link
+    return {"version": str(plan.get("version") or ""), "method": plan.get("method"), "home": home, "link": "SHARED"}

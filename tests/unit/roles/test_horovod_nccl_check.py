@@ -108,8 +108,17 @@ def _check(found: str, stack: str, from_wheel: bool = False) -> dict:
         if from_wheel
         else {"skipped": True},
         "__horovod_nccl_header": {"stdout": f"{found} {WHEEL_HEADER}" if found else ""},
+        "horovod_nccl_home": "",
+        "_horovod_build_key_dir": "/var/lib/gpucluster/horovod-build/0123",
     }
-    for name in ("_horovod_wheel_nccl_dir", "_horovod_nccl_from_wheel", "_horovod_nccl_found", "_horovod_nccl_same"):
+    v["_horovod_wheel_nccl_dir"] = Templar(loader=DataLoader(), variables=v).template(
+        trust_as_template(role_vars["_horovod_wheel_nccl_dir"])
+    )
+    decide = next(t for t in tasks if t.get("name") == "Decide which NCCL the build compiles against")
+    v["__horovod_nccl"] = Templar(loader=DataLoader(), variables=v).template(
+        trust_as_template(decide["ansible.builtin.set_fact"]["__horovod_nccl"])
+    )
+    for name in ("_horovod_nccl_from_wheel", "_horovod_nccl_found", "_horovod_nccl_same"):
         v[name] = Templar(loader=DataLoader(), variables=v).template(trust_as_template(role_vars[name]))
     templar = Templar(loader=DataLoader(), variables=v)
     spec = check["ansible.builtin.assert"]
@@ -142,7 +151,7 @@ def test_the_build_check_compares_the_release_the_stack_names(found, stack, from
 def test_the_build_check_message_names_both_and_the_fix():
     msg = _check("2.29.7", "2.28.9")
     assert "the build key of n1 names NCCL 2.28.9 (the resolved stack)" in msg
-    assert f"compile against NCCL 2.29.7 ({WHEEL_HEADER})" in msg
+    assert f"compile against NCCL 2.29.7 ({WHEEL_HEADER}; the system's NCCL (Horovod's CMake search))" in msg
     assert "point horovod_nccl_home at an NCCL 2.28.9" in msg
     assert "gpucluster_pins: {nccl: '2.29.7'}; horovod_nccl_version when the role runs alone" in msg
     assert "Horovod was not built." in msg

@@ -21,6 +21,7 @@ def test_filters_are_registered_and_documented():
         "cuda_header_wheels",
         "cudnn_install_plan",
         "nccl_install_plan",
+        "nccl_location",
         "gpu_lib_version_ok",
         "gpu_lib_version",
         "redist_archive",
