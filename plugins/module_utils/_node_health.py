@@ -1,7 +1,7 @@
 # Copyright: (c) 2026, gpucluster.horovod contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Node health: parsers for ``nvidia-smi -q -x`` (XML), the kernel log's XID lines and ``nvidia-smi nvlink -s``, and
-the checks judged from them.
+"""Node health: parsers for ``nvidia-smi -q -x`` (XML), the kernel log's XID lines, ``nvidia-smi nvlink -s`` and
+``dcgmi diag -j`` (JSON), and the checks judged from them.
 
 Pure functions on text, tested on fixtures (tests/unit/fixtures/node_health/README.md says where each comes from).
 Each check is ``{name, status, value, expected, reason}`` with ``status`` one of ``ok``, ``warn``, ``fail``; a check
@@ -11,6 +11,7 @@ Runs on managed nodes: standard library only, Python 3.6+ syntax.
 
 from __future__ import annotations
 
+import json
 import re
 import xml.etree.ElementTree as ET
 from typing import Any, Dict, List, Optional
@@ -207,6 +208,129 @@ def parse_nvlink_status(text: str) -> List[Dict[str, Any]]:
     return gpus
 
 
+# dcgmi's spellings of a test's outcome (DCGM 3: "Pass", "PASS", "Fail", "Warn", "Skip"; DCGM 4 the same words in
+# per-entity results). A word not listed is not a pass: it is judged "not run".
+_DCGM_STATUS = {
+    "pass": "pass",
+    "passed": "pass",
+    "ok": "pass",
+    "fail": "fail",
+    "failed": "fail",
+    "error": "fail",
+    "warn": "warn",
+    "warning": "warn",
+    "skip": "skip",
+    "skipped": "skip",
+    "not applicable": "skip",
+    "n/a": "skip",
+}
+_DCGM_REASON_KEYS = ("warnings", "warning", "errors", "error", "info", "message")
+
+
+def _dcgm_strings(node: Any) -> List[str]:
+    """The prose of a result's reason fields: strings, lists of them, or dicts with a message (DCGM 4)."""
+    if isinstance(node, str):
+        return [node.strip()] if node.strip() else []
+    if isinstance(node, list):
+        return [s for item in node for s in _dcgm_strings(item)]
+    if isinstance(node, dict):
+        return _dcgm_strings(node.get("message") or node.get("warning") or node.get("error") or "")
+    return []
+
+
+def _dcgm_walk(node: Any, ctx: Dict[str, Any], out: List[Dict[str, Any]]) -> None:
+    if isinstance(node, list):
+        for item in node:
+            _dcgm_walk(item, ctx, out)
+        return
+    if not isinstance(node, dict):
+        return
+    ctx = dict(ctx)
+    if isinstance(node.get("category"), str):
+        ctx["category"] = node["category"]
+    if isinstance(node.get("name"), str):
+        ctx["test"] = node["name"]
+    for key in ("gpu_ids", "entity_id", "gpu_id"):
+        if key in node and isinstance(node[key], (str, int)):
+            ctx["gpu"] = str(node[key])
+    raw = node.get("status")
+    if isinstance(raw, str) and "test" in ctx:
+        word = " ".join(raw.split()).lower()
+        reasons = [s for key in _DCGM_REASON_KEYS for s in _dcgm_strings(node.get(key))]
+        out.append(
+            {
+                "category": ctx.get("category"),
+                "test": ctx["test"],
+                "gpu": ctx.get("gpu"),
+                "status": _DCGM_STATUS.get(word, "not run"),
+                "raw": raw,
+                "reasons": reasons,
+            }
+        )
+    for key, value in node.items():
+        if isinstance(value, (dict, list)) and key not in _DCGM_REASON_KEYS:
+            _dcgm_walk(value, ctx, out)
+
+
+def parse_dcgm_diag(text: str) -> Dict[str, Any]:
+    """``dcgmi diag -r N -j`` -> ``{"results": [{category, test, gpu, status, raw, reasons}], "version", "error"}``.
+
+    The document is found between the outermost braces (dcgmi may print a line before it) and walked rather than
+    read by one schema: DCGM 3 nests ``"DCGM GPU Diagnostic" > test_categories > tests > results`` (one result per
+    GPU, ``gpu_ids``), DCGM 4 gives results per entity (``entity_id``). ``status`` is ``pass``, ``fail``, ``warn``,
+    ``skip`` or ``not run`` (a word dcgmi has not used before). ``error`` says why there is no document."""
+    text = text or ""
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        first = next((line.strip() for line in text.splitlines() if line.strip()), "no output")
+        return {"results": [], "version": None, "error": first}
+    try:
+        doc = json.loads(text[start : end + 1])
+    except ValueError as exc:
+        return {"results": [], "version": None, "error": f"dcgmi's output is not JSON: {exc}"}
+    results: List[Dict[str, Any]] = []
+    _dcgm_walk(doc, {}, results)
+    root = doc
+    if isinstance(doc, dict):
+        root = doc.get("DCGM GPU Diagnostic") or doc.get("DCGM Diagnostic") or doc
+    version = root.get("version") if isinstance(root, dict) and isinstance(root.get("version"), str) else None
+    error = None
+    if isinstance(root, dict):
+        error = next((root[k] for k in ("runtime_error", "error") if isinstance(root.get(k), str) and root[k]), None)
+    return {"results": results, "version": version, "error": error}
+
+
+def _dcgm_check(diag: Optional[Dict[str, Any]], level: int) -> List[Dict[str, Any]]:
+    """The ``dcgm_diag`` check: None when it was not asked for; ``{"missing": True}`` when dcgmi is not installed."""
+    if diag is None:
+        return []
+    expected = f"dcgmi diag -r {level}: every test passes"
+    if diag.get("missing"):
+        why = f"DCGM diag asked for (level {level}) but dcgmi is not installed: not run (install DCGM, or set it to 0)"
+        return [_check("dcgm_diag", WARN, "not installed", expected, why)]
+    results = diag.get("results") or []
+    if not results:
+        why = f"dcgmi diag -r {level} gave no results: {diag.get('error') or 'no output'}"
+        return [_check("dcgm_diag", WARN, "no results", expected, why)]
+
+    def named(outcomes):
+        found = []
+        for r in results:
+            if r["status"] in outcomes:
+                where = f" (GPU {r['gpu']})" if r.get("gpu") not in (None, "") else ""
+                found.append(f"{r['test']}{where}" + (f": {'; '.join(r['reasons'])}" if r["reasons"] else ""))
+        return list(dict.fromkeys(found))
+
+    counts = {k: sum(1 for r in results if r["status"] == k) for k in ("pass", "fail", "warn", "skip", "not run")}
+    failed, doubtful = named({"fail"}), named({"warn", "not run"})
+    if failed:
+        return [_check("dcgm_diag", FAIL, counts, expected, f"dcgmi diag -r {level} failed: " + "; ".join(failed))]
+    if doubtful:
+        why = f"dcgmi diag -r {level} warned or did not run: " + "; ".join(doubtful)
+        return [_check("dcgm_diag", WARN, counts, expected, why)]
+    return [_check("dcgm_diag", OK, counts, expected, f"dcgmi diag -r {level}: {counts['pass']} result(s) passed")]
+
+
 def _check(
     name: str, status: str, value: Any, expected: Any, reason: str, *, gpu: Optional[str] = None
 ) -> Dict[str, Any]:
@@ -359,18 +483,22 @@ def evaluate(
     nvswitches: int = 0,
     fabric_manager_active: Optional[bool] = None,
     kernel_log_read: Optional[bool] = True,
+    dcgm_diag: Optional[Dict[str, Any]] = None,
+    dcgm_level: int = 1,
 ) -> List[Dict[str, Any]]:
     """The health checks of one host from what the parsers returned (None where a source was not read).
 
     kernel_log_read: True when the kernel log was read (xids are its XIDs), False when it could not be (a warning),
-    None when it was not asked for (no XID check).
+    None when it was not asked for (no XID check). dcgm_diag: what ``parse_dcgm_diag`` returned, ``{"missing": True}``
+    when dcgmi is not installed, None when DCGM's diagnostic was not asked for.
     """
     if smi is None:
         why = "the driver does not answer: nothing else about the GPUs can be judged"
         checks = [_check("driver_responds", FAIL, smi_error or "no output", "nvidia-smi -q -x answers", why)]
         if expected_gpus:
             checks.append(_count_check(0, expected_gpus))
-        return checks + _xid_checks(xids, kernel_log_read) + _fabric_manager_check(nvswitches, fabric_manager_active)
+        checks += _xid_checks(xids, kernel_log_read) + _fabric_manager_check(nvswitches, fabric_manager_active)
+        return checks + _dcgm_check(dcgm_diag, dcgm_level)
     gpus = smi.get("gpus") or []
     checks = [
         _check("driver_responds", OK, smi.get("driver_version"), "nvidia-smi -q -x answers", "the driver answers"),
@@ -380,7 +508,8 @@ def evaluate(
     for gpu in gpus:
         checks += _memory_checks(gpu, gpu.get("pci_bus_id"))
         checks += _link_and_clock_checks(gpu, gpu.get("pci_bus_id"))
-    return checks + _nvlink_checks(nvlink) + _fabric_manager_check(nvswitches, fabric_manager_active)
+    checks += _nvlink_checks(nvlink) + _fabric_manager_check(nvswitches, fabric_manager_active)
+    return checks + _dcgm_check(dcgm_diag, dcgm_level)
 
 
 def summary(checks: List[Dict[str, Any]]) -> str:

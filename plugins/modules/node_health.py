@@ -17,7 +17,9 @@ description:
     example 48, 79, 94, 95: C(fail); 63 and 92: C(warn); application XIDs such as 13, 31, 43 as information);
     volatile uncorrectable ECC errors; retired pages and row remapping (pending or failed); the PCIe link width
     against its maximum (a lower generation alone is an idle GPU); hardware and thermal clock slowdown; persistence
-    mode; NVLink links down; a GPU that has not joined the NVLink fabric; Fabric Manager where NVSwitches exist."
+    mode; NVLink links down; a GPU that has not joined the NVLink fabric; Fabric Manager where NVSwitches exist;
+    with O(dcgm_diag), NVIDIA DCGM's diagnostic (C(dcgmi diag -r <level> -j), read as JSON: a failed test C(fail),
+    a warning or a test that did not run C(warn))."
   - Changes nothing; safe in check mode. On a host with no NVIDIA GPU and no O(expected_gpus) it returns no checks.
 author: gpucluster.horovod contributors (@gpucluster)
 options:
@@ -43,6 +45,20 @@ options:
     description: The systemd unit of Fabric Manager.
     type: str
     default: nvidia-fabricmanager
+  dcgm_diag:
+    description:
+      - Run DCGM's diagnostic at this level (C(dcgmi diag -r <level> -j)) and judge its results; C(0) does not run
+        it. Level 1 takes seconds (deployment and software checks); 2 about two minutes; 3 and 4 run stress tests for
+        tens of minutes and occupy the GPUs.
+      - Where C(dcgmi) is not installed the check is a warning saying so. DCGM's host engine (C(nv-hostengine)) must
+        run, or dcgmi starts an embedded one.
+    type: int
+    choices: [0, 1, 2, 3, 4]
+    default: 0
+  dcgmi:
+    description: The dcgmi to run (a name on the PATH or a path).
+    type: str
+    default: dcgmi
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
 attributes:
@@ -98,8 +114,14 @@ driver_version:
   description: The driver nvidia-smi reported, or null.
   returned: always
   type: str
+dcgm_diag:
+  description:
+    - DCGM's results when O(dcgm_diag) asked for them (C(results) - C(category), C(test), C(gpu), C(status) one of
+      C(pass), C(fail), C(warn), C(skip), C(not run), C(raw), C(reasons) - C(version), C(error)); null otherwise.
+  returned: always
+  type: dict
 sources:
-  description: Which sources were read (C(nvidia_smi), C(kernel_log), C(nvlink), C(lspci), C(fabric_manager)).
+  description: Which sources were read (C(nvidia_smi), C(kernel_log), C(nvlink), C(lspci), C(fabric_manager), C(dcgmi)).
   returned: always
   type: dict
 """
@@ -132,6 +154,25 @@ def _kernel_log(module):
     return "", False
 
 
+def _dcgm_diag(module, level, dcgmi, sources):
+    """DCGM's diagnostic at ``level`` (parsed), ``{"missing": True}`` without dcgmi, None when not asked for. dcgmi
+    exits non-zero when a test fails and still prints the document, so the exit status is not the verdict."""
+    if not level:
+        return None
+    path = module.get_bin_path(dcgmi) if "/" not in dcgmi else dcgmi
+    if not path:
+        return {"missing": True}
+    rc, out, err = _run(module, [path, "diag", "-r", str(level), "-j"])
+    sources["dcgmi"] = True
+    parsed = health.parse_dcgm_diag(out)
+    if not parsed["results"] and rc != 0:
+        first = next((line.strip() for line in (err + "\n" + out).splitlines() if line.strip()), "")
+        parsed["error"] = parsed.get("error") or first or f"dcgmi diag exited with {rc}"
+        if first and first not in parsed["error"]:
+            parsed["error"] = f"{parsed['error']} ({first})"
+    return parsed
+
+
 def _nvswitch_count(module):
     lspci = module.get_bin_path("lspci")
     if not lspci:
@@ -150,11 +191,20 @@ def main():
             "kernel_log": {"type": "bool", "default": True},
             "nvidia_smi": {"type": "str", "default": "nvidia-smi"},
             "fabric_manager_service": {"type": "str", "default": "nvidia-fabricmanager"},
+            "dcgm_diag": {"type": "int", "default": 0, "choices": [0, 1, 2, 3, 4]},
+            "dcgmi": {"type": "str", "default": "dcgmi"},
         },
         supports_check_mode=True,
     )
     p = module.params
-    sources = {"nvidia_smi": False, "kernel_log": False, "nvlink": False, "lspci": False, "fabric_manager": False}
+    sources = {
+        "nvidia_smi": False,
+        "kernel_log": False,
+        "nvlink": False,
+        "lspci": False,
+        "fabric_manager": False,
+        "dcgmi": False,
+    }
     smi_bin = module.get_bin_path(p["nvidia_smi"]) if "/" not in p["nvidia_smi"] else p["nvidia_smi"]
     smi, smi_error, nvlink = None, None, None
     if smi_bin:
@@ -180,7 +230,16 @@ def main():
         nvswitches, sources["lspci"] = _nvswitch_count(module)
     if smi is None and not p["expected_gpus"] and not nvswitches and not smi_bin:
         # Not a GPU node: nothing to judge.
-        module.exit_json(changed=False, status="ok", checks=[], xids=[], gpus=[], driver_version=None, sources=sources)
+        module.exit_json(
+            changed=False,
+            status="ok",
+            checks=[],
+            xids=[],
+            gpus=[],
+            driver_version=None,
+            dcgm_diag=None,
+            sources=sources,
+        )
 
     fabric_manager_active = None
     if nvswitches:
@@ -194,6 +253,7 @@ def main():
     if p["kernel_log"]:
         text, sources["kernel_log"] = _kernel_log(module)
         xids = health.parse_xids(text)
+    dcgm = _dcgm_diag(module, p["dcgm_diag"], p["dcgmi"], sources)
     checks = health.evaluate(
         smi,
         smi_error=smi_error,
@@ -203,6 +263,8 @@ def main():
         nvswitches=nvswitches or 0,
         fabric_manager_active=fabric_manager_active,
         kernel_log_read=sources["kernel_log"] if p["kernel_log"] else None,
+        dcgm_diag=dcgm,
+        dcgm_level=p["dcgm_diag"],
     )
     module.exit_json(
         changed=False,
@@ -211,6 +273,7 @@ def main():
         xids=[{k: v for k, v in x.items() if k != "line"} for x in xids],
         gpus=(smi or {}).get("gpus", []),
         driver_version=(smi or {}).get("driver_version"),
+        dcgm_diag=dcgm if dcgm and not dcgm.get("missing") else None,
         sources=sources,
     )
 

@@ -85,6 +85,23 @@ def _expected_gpus_unused(values, ctx):
         )
 
 
+@check(
+    "preflight_dcgm_diag",
+    description="warns when DCGM's diagnostic is asked for while preflight_node_health is off (nothing runs it)",
+    level=WARNING,
+)
+def _dcgm_diag_unused(values, ctx):
+    value = values["preflight_dcgm_diag"]
+    if values["preflight_node_health"] == "off" and str(value).strip() not in ("", "0"):
+        yield Finding(
+            "preflight_dcgm_diag",
+            value,
+            f"nothing runs it on {ctx.host}: preflight_node_health (gpucluster_node_health) is off",
+            "gpucluster_node_health: fail or warn, or gpucluster_dcgm_diag: 0",
+            WARNING,
+        )
+
+
 CHECKS = [
     _framework,
     _python,
@@ -93,6 +110,7 @@ CHECKS = [
     _node_health,
     _expected_gpus,
     _expected_gpus_unused,
+    _dcgm_diag_unused,
     training_user("preflight_training_user"),
     tcp_port("preflight_ssh_port"),
     inventory_host("preflight_launcher"),

@@ -235,3 +235,77 @@ def test_the_h200_of_the_lent_gpu_server_is_healthy_as_the_module_said_there():
         ("clocks_slowdown", "ok"),
         ("persistence_mode", "ok"),
     ]
+
+
+# --- DCGM's diagnostic (dcgmi diag -r N -j) ------------------------------------------------------------------------
+
+
+def test_dcgm3_level1_all_passed_is_ok():
+    diag = h.parse_dcgm_diag(read("dcgm3_r1_pass.json"))
+    assert diag["version"] == "3.3.9" and diag["error"] is None
+    assert len(diag["results"]) == 9
+    assert {r["status"] for r in diag["results"]} == {"pass"}
+    assert diag["results"][0] == {
+        "category": "Deployment",
+        "test": "Denylist",
+        "gpu": "0,1,2,3,4,5,6,7",
+        "status": "pass",
+        "raw": "Pass",
+        "reasons": [],
+    }
+    smi = h.parse_smi_xml(read("smi_h100_healthy.xml"))
+    check = by_name(h.evaluate(smi, xids=[], dcgm_diag=diag, dcgm_level=1), "dcgm_diag")
+    assert check["status"] == "ok"
+    assert check["value"] == {"pass": 9, "fail": 0, "warn": 0, "skip": 0, "not run": 0}
+
+
+def test_dcgm3_a_failed_test_fails_the_node_with_dcgms_words():
+    diag = h.parse_dcgm_diag(read("dcgm3_r1_fail.json"))  # dcgmi's line before the document is skipped
+    check = h._dcgm_check(diag, 1)[0]
+    assert check["status"] == "fail"
+    assert check["reason"].startswith("dcgmi diag -r 1 failed: Page Retirement/Row Remap (GPU 0,1,2,3,4,5,6,7): GPU 3")
+    assert "row remapping failed" in check["reason"]
+    # the warning and the skip are counted, the skip is no finding
+    assert check["value"] == {"pass": 6, "fail": 1, "warn": 1, "skip": 1, "not run": 0}
+
+
+def test_dcgm3_a_warning_alone_warns():
+    diag = h.parse_dcgm_diag(read("dcgm3_r1_fail.json"))
+    only_warn = [r for r in diag["results"] if r["status"] != "fail"]
+    check = h._dcgm_check({"results": only_warn}, 1)[0]
+    assert check["status"] == "warn"
+    assert "Persistence Mode (GPU 0,1,2,3,4,5,6,7): Persistence mode for GPU 0 is disabled" in check["reason"]
+
+
+def test_dcgm4_per_entity_results_name_the_gpu():
+    diag = h.parse_dcgm_diag(read("dcgm4_r2_memory_fail.json"))
+    assert diag["version"] == "4.2.3"
+    memory = [r for r in diag["results"] if r["test"] == "memory"]
+    assert [r["gpu"] for r in memory] == ["0", "1", "2", "3"]
+    check = h._dcgm_check(diag, 2)[0]
+    assert check["status"] == "fail"
+    assert check["reason"] == (
+        "dcgmi diag -r 2 failed: memory (GPU 1): GPU 1: DBE (double bit ECC) error detected during the memory test"
+    )
+
+
+def test_a_status_dcgm_has_not_used_is_not_a_pass():
+    doc = '{"DCGM GPU Diagnostic": {"test_categories": [{"category": "Hardware", "tests": [{"name": "pcie", "results": [{"gpu_ids": "0", "status": "Incomplete"}]}]}]}}'  # noqa: E501
+    check = h._dcgm_check(h.parse_dcgm_diag(doc), 2)[0]
+    assert check["status"] == "warn"
+    assert "pcie (GPU 0)" in check["reason"]
+
+
+def test_no_host_engine_no_dcgmi_and_not_asked():
+    diag = h.parse_dcgm_diag(read("dcgmi_no_hostengine.txt"))
+    assert diag["results"] == []
+    assert diag["error"] == "Error: Unable to connect to host engine. Host engine connection invalid/disconnected."
+    check = h._dcgm_check(diag, 1)[0]
+    assert (check["status"], check["value"]) == ("warn", "no results")
+    assert "Unable to connect to host engine" in check["reason"]
+    missing = h._dcgm_check({"missing": True}, 1)[0]
+    assert missing["status"] == "warn" and "dcgmi is not installed" in missing["reason"]
+    smi = h.parse_smi_xml(read("smi_h100_healthy.xml"))
+    assert not [c for c in h.evaluate(smi, xids=[]) if c["name"] == "dcgm_diag"]
+    # a driver that does not answer still gets DCGM's verdict
+    assert by_name(h.evaluate(None, smi_error="x", dcgm_diag={"missing": True}), "dcgm_diag")["status"] == "warn"

@@ -62,7 +62,9 @@ def test_a_healthy_h100_host(monkeypatch, capsys):
         "nvlink": True,
         "lspci": True,
         "fabric_manager": False,
+        "dcgmi": False,
     }
+    assert out["dcgm_diag"] is None
     assert [g["pci_bus_id"] for g in out["gpus"]] == ["00000000:00:06.0"]
     # read-only: nothing but the readers ran
     assert "systemctl is-active --quiet nvidia-fabricmanager" not in out["_calls"]
@@ -159,3 +161,33 @@ def test_a_stand_in_nvidia_smi_by_path(monkeypatch, capsys):
     )
     assert out["status"] == "fail"
     assert {c["name"] for c in out["checks"] if c["status"] == "fail"} == {"pcie_link", "clocks_slowdown"}
+
+
+def test_dcgm_diag_when_asked_for(monkeypatch, capsys):
+    outputs = healthy_outputs()
+    # dcgmi exits non-zero when a test fails and prints the document all the same
+    outputs["dcgmi diag -r 1 -j"] = (226, (FIX / "dcgm3_r1_fail.json").read_text(encoding="utf-8"), "")
+    tools = {**GPU_TOOLS, "dcgmi": "/usr/bin/dcgmi"}
+    out = _run(monkeypatch, capsys, tools, outputs, {"dcgm_diag": 1})
+    assert out["status"] == "fail"
+    (bad,) = [c for c in out["checks"] if c["status"] == "fail"]
+    assert bad["name"] == "dcgm_diag"
+    assert "Page Retirement/Row Remap" in bad["reason"]
+    assert out["sources"]["dcgmi"] is True
+    assert len(out["dcgm_diag"]["results"]) == 9
+    # not asked for: dcgmi is not run
+    out = _run(monkeypatch, capsys, tools, outputs)
+    assert not [c for c in out["_calls"] if c.startswith("dcgmi")]
+    assert "dcgm_diag" not in [c["name"] for c in out["checks"]]
+
+
+def test_dcgm_diag_without_dcgmi_or_host_engine_is_a_warning(monkeypatch, capsys):
+    out = _run(monkeypatch, capsys, GPU_TOOLS, healthy_outputs(), {"dcgm_diag": 1})
+    check = next(c for c in out["checks"] if c["name"] == "dcgm_diag")
+    assert (check["status"], check["value"]) == ("warn", "not installed")
+    outputs = healthy_outputs()
+    outputs["dcgmi diag -r 1 -j"] = (255, (FIX / "dcgmi_no_hostengine.txt").read_text(encoding="utf-8"), "")
+    out = _run(monkeypatch, capsys, {**GPU_TOOLS, "dcgmi": "/usr/bin/dcgmi"}, outputs, {"dcgm_diag": 1})
+    check = next(c for c in out["checks"] if c["name"] == "dcgm_diag")
+    assert check["status"] == "warn"
+    assert "Unable to connect to host engine" in check["reason"]

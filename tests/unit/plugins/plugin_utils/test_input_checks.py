@@ -77,6 +77,7 @@ BASELINE = {
         "preflight_warn_unknown_variables": True,
         "preflight_node_health": "fail",
         "preflight_expected_gpus": 0,
+        "preflight_dcgm_diag": 0,
         "preflight_exclude_unhealthy": False,
     },
     "nvidia_driver": {
@@ -422,6 +423,7 @@ BAD_INPUTS = [
     ("preflight", {"preflight_node_health": "strict"}, "preflight_node_health", "not a health policy"),
     ("preflight", {"preflight_expected_gpus": -1}, "preflight_expected_gpus", "not a whole number of GPUs"),
     ("preflight", {"preflight_expected_gpus": "eight"}, "preflight_expected_gpus", "convert to int"),
+    ("preflight", {"preflight_dcgm_diag": 5}, "preflight_dcgm_diag", "must be one of"),
     ("preflight", {"preflight_pins": {"cudaa": "12.4"}}, "preflight_pins", "unknown pin cudaa"),
     ("preflight", {"preflight_gather_gpu_facts": "maybe"}, "preflight_gather_gpu_facts", "bool"),
     # docker
@@ -946,4 +948,10 @@ def test_an_expected_gpu_count_with_the_health_check_off_is_warned_about():
     assert [(f.variable, f.level) for f in findings] == [("preflight_expected_gpus", ic.WARNING)]
     assert "preflight_node_health (gpucluster_node_health) is off" in findings[0].text()
     assert _validate("preflight", {"preflight_node_health": "warn", "preflight_expected_gpus": 8}) == []
+
+
+def test_dcgm_diag_with_the_health_check_off_is_warned_about():
+    findings = _validate("preflight", {"preflight_node_health": "off", "preflight_dcgm_diag": 1})
+    assert [(f.variable, f.level) for f in findings] == [("preflight_dcgm_diag", ic.WARNING)]
+    assert _validate("preflight", {"preflight_node_health": "fail", "preflight_dcgm_diag": 1}) == []
     assert _validate("preflight", {"preflight_node_health": "off"}) == []
