@@ -25,6 +25,7 @@ _ARGS = {
     "stack": {"type": "dict", "default": {}},
     "hosts": {"type": "list", "elements": "dict", "default": []},
     "nodes": {"type": "list", "elements": "dict", "default": []},
+    "transport": {"type": "dict", "default": {}},
     "plots": {"type": "bool", "default": True},
     "large_bytes": {"type": "int", "default": 64 * 1024 * 1024},
 }
@@ -69,6 +70,7 @@ class ActionModule(ActionBase):
                 hosts=args["hosts"],
                 nodes=args["nodes"],
                 nccl_tests=nccl_tests,
+                transport=args["transport"],
                 run_id=args["run_id"],
                 generated_at=args["generated_at"],
                 large_bytes=args["large_bytes"],

@@ -39,7 +39,9 @@ def fabric_port_check(fabric):
 
 
 def nccl_transports(text):
-    """NCCL's INFO log -> the network and transports it used."""
+    """NCCL's INFO log (text, or its lines: stdout_lines + stderr_lines) -> the network and transports it used."""
+    if isinstance(text, (list, tuple)):
+        text = "\n".join(str(line) for line in text)
     return _fabric.nccl_transports(str(text or ""))
 
 

@@ -62,6 +62,15 @@ options:
     type: list
     elements: dict
     default: []
+  transport:
+    description:
+      - What NCCL moved data between the nodes with in the largest Horovod run - the
+        P(gpucluster.horovod.nccl_transports#filter) filter's result on its C(NCCL_DEBUG=INFO) log, with C(nodes) (hosts
+        in that run), C(fabric) (the cluster's fabric kind), C(read) (false when the user's C(NCCL_DEBUG) kept the
+        INFO lines out) and C(problem) (P(gpucluster.horovod.fabric_use_problem#filter) - why the run must not count,
+        or empty). The report's summary names it; a problem is a warning there and in C(summary.transport_problem).
+    type: dict
+    default: {}
   plots:
     description: Write PNG plots. Needs the Python package C(matplotlib) on the control node.
     type: bool

@@ -48,6 +48,28 @@ def health_warning(doc: Dict[str, Any]) -> Optional[str]:
     return ", ".join(bad) or None
 
 
+def transport_line(doc: Dict[str, Any]) -> Optional[str]:
+    """What NCCL moved data between the nodes with in the largest Horovod run (its INFO log), or None when the
+    role passed nothing."""
+    t = doc.get("transport") or {}
+    if not t:
+        return None
+    if not t.get("read", True):
+        return "NCCL's transport not read (NCCL_DEBUG is set in horovod_benchmark_env_extra)"
+    devices = ", ".join(t.get("net_devices") or []) or "-"
+    inter = t.get("inter_node") or t.get("network")
+    nodes = t.get("nodes") or 1
+    fabric = t.get("fabric") or "none"
+    if not inter and not t.get("transports"):
+        return "NCCL not used: no NCCL channel in the log (the allreduce went through Gloo or MPI: a CPU run)"
+    if nodes < 2:
+        return "NCCL within one node: %s (no network between nodes in this run)" % ", ".join(t.get("transports") or [])
+    if inter == "IB":
+        gdr = "with GPUDirect RDMA" if t.get("gdrdma") else "without GPUDirect RDMA (through host memory)"
+        return "NCCL between %d nodes: verbs (NET/IB) over %s, %s; fabric %s" % (nodes, devices, gdr, fabric)
+    return "NCCL between %d nodes: TCP sockets (NET/Socket) over %s; fabric %s" % (nodes, devices, fabric)
+
+
 def _health_section(doc: Dict[str, Any]) -> List[str]:
     judged = [n for n in doc.get("nodes") or [] if n.get("health")]
     if not judged:
@@ -139,6 +161,10 @@ def summary_table(doc: Dict[str, Any]) -> List[str]:
         lines.append("WARNING: " + shared_warning(doc))
     if health_warning(doc):
         lines.append("WARNING: node health: " + health_warning(doc))
+    if transport_line(doc):
+        lines.append(transport_line(doc))
+    if (doc.get("transport") or {}).get("problem"):
+        lines.append("WARNING: the run does not count: " + doc["transport"]["problem"])
     lines.append(
         (
             "framework {} | device {} | ran in {} | every rank reported: {} | results correct: {}"
@@ -300,6 +326,8 @@ def _warning_bullets(doc: Dict[str, Any]) -> List[str]:
         out.append("- **shared machine**: " + shared_warning(doc) + ".")
     if health_warning(doc):
         out.append("- **node health**: " + health_warning(doc) + ".")
+    if (doc.get("transport") or {}).get("problem"):
+        out.append("- **the fabric was not used, the run does not count**: " + doc["transport"]["problem"] + ".")
     return out
 
 
@@ -340,6 +368,8 @@ def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
     ]
     if overhead_line(doc):
         out.append("- " + overhead_line(doc).replace(": ", ": **", 1).replace(" (", "** (", 1))
+    if transport_line(doc):
+        out.append("- " + transport_line(doc))
     if doc.get("nccl_tests"):
         out.append(
             "- nccl-tests all_reduce_perf average bus bandwidth: %s GB/s; Horovod / nccl-tests bus bandwidth at "

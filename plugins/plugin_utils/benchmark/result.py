@@ -441,6 +441,7 @@ def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the a
     large_bytes: int = LARGE_MESSAGE_BYTES,
     nodes: Optional[Sequence[Dict[str, Any]]] = None,
     nccl_tests: Optional[Any] = None,
+    transport: Optional[Dict[str, Any]] = None,
 ) -> Dict[str, Any]:
     """Build the schema_version 1 document from program documents, iperf3 and nccl-tests results.
 
@@ -448,6 +449,8 @@ def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the a
     ``link`` maps a host name to its ``iperf3 -J`` output (str or dict).
     ``nodes`` are :func:`node_entries` (boot id, GPUs, topology per host); ``nccl_tests`` is the
     stdout of nccl-tests' all_reduce_perf across the same hosts, or ``{"source": path, "text": stdout}``.
+    ``transport`` is what NCCL used between the nodes in the largest Horovod run (filter nccl_transports on its
+    INFO log, with ``nodes``, ``fabric``, ``read`` and ``problem``: why the run must not count, or '').
     """
     if not runs:
         raise BenchmarkError("no benchmark results to combine (did every horovodrun fail?)")
@@ -468,6 +471,7 @@ def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the a
         shared_machines=shared_machines(node_list),
         overhead_ratio=over["overhead_ratio"] if over else None,
         nccl_tests_avg_busbw_GBps=nccl["avg_busbw_GBps"] if nccl else None,
+        transport_problem=(transport or {}).get("problem") or None,
     )
     doc = {
         "schema_version": SCHEMA_VERSION,
@@ -484,6 +488,7 @@ def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the a
         "overhead": over,
         "link": links,
         "nccl_tests": nccl,
+        "transport": dict(transport) if transport else None,
         "comparison": comparison,
         "summary": summary,
     }

@@ -727,3 +727,48 @@ def test_h200_second_run_reports_node_health_before_and_after():
     assert doc["summary"]["overhead_ratio"] == pytest.approx(0.9999, abs=5e-4)
     md = r.render_markdown(doc)
     assert "| vm | ok | ok | none | none |" in md and "**node health**" not in md
+
+
+# --- what NCCL moved data with between the nodes (the role's transport, from the largest run's NCCL INFO lines) ---
+
+_IB = {"network": "IB", "net_devices": ["mlx5_0:1/IB", "mlx5_1:1/IB"], "transports": ["NET/IB", "P2P"],
+       "gdrdma": True, "inter_node": "IB"}  # fmt: skip
+_SOCKET = {"network": "Socket", "net_devices": ["ens1f0np0:10.0.0.11<0>"], "transports": ["NET/Socket", "SHM"],
+           "gdrdma": False, "inter_node": "Socket"}  # fmt: skip
+_NONE = {"network": None, "net_devices": [], "transports": [], "gdrdma": False, "inter_node": None}
+
+
+def _with_transport(transport):
+    doc = b.combine(synthetic_runs(), transport=transport)
+    assert not b.schema_errors(doc)
+    return doc, r.render_markdown(doc), r.summary_table(doc)
+
+
+def test_the_report_names_infiniband_with_gpudirect_rdma():
+    doc, md, lines = _with_transport(dict(_IB, nodes=2, fabric="infiniband", read=True, problem=""))
+    want = "NCCL between 2 nodes: verbs (NET/IB) over mlx5_0:1/IB, mlx5_1:1/IB, with GPUDirect RDMA; fabric infiniband"
+    assert "- " + want in md.splitlines()
+    assert want in lines
+    assert doc["summary"]["transport_problem"] is None
+    assert "does not count" not in md
+
+
+def test_the_report_refuses_a_run_over_sockets_on_a_fabric():
+    problem = "the fabric is roce with usable ports on every node, but NCCL moved data between the nodes over TCP"
+    doc, md, lines = _with_transport(dict(_SOCKET, nodes=2, fabric="roce", read=True, problem=problem))
+    assert "- NCCL between 2 nodes: TCP sockets (NET/Socket) over ens1f0np0:10.0.0.11<0>; fabric roce" in md
+    assert "- **the fabric was not used, the run does not count**: " + problem + "." in md
+    assert doc["summary"]["transport_problem"] == problem
+    assert "WARNING: the run does not count: " + problem in lines
+
+
+def test_the_report_says_a_cpu_run_used_no_nccl_and_when_it_could_not_read():
+    _doc, md, _lines = _with_transport(dict(_NONE, nodes=2, fabric="none", read=True, problem=""))
+    assert "NCCL not used: no NCCL channel in the log (the allreduce went through Gloo or MPI: a CPU run)" in md
+    _doc, md, _lines = _with_transport(dict(_NONE, nodes=2, fabric="none", read=False, problem=""))
+    assert "NCCL's transport not read (NCCL_DEBUG is set in horovod_benchmark_env_extra)" in md
+    # one node: the channels go through P2P or SHM, no network
+    _doc, md, _lines = _with_transport(dict(_IB, transports=["P2P"], inter_node=None, nodes=1, read=True))
+    assert "NCCL within one node: P2P (no network between nodes in this run)" in md
+    # no transport given (an older role): no line
+    assert r.transport_line(b.combine(synthetic_runs())) is None

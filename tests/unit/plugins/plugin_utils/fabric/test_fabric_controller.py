@@ -189,3 +189,8 @@ def test_the_port_check_of_node_health():
         "expected": "every RDMA port usable",
         "reason": "RDMA port(s) not usable: mlx5_1:1 (state DOWN)",
     }
+
+
+def test_the_filter_takes_a_commands_lines():
+    lines = SOCKET_LOG.splitlines()
+    assert filters.nccl_transports(lines) == filters.nccl_transports(SOCKET_LOG)
