@@ -272,6 +272,7 @@ BASELINE = {
         "nccl_tests_cxx": "",
         "nccl_tests_ccache_dir": "",
         "nccl_conf_manage": True,
+        "nccl_rdma_userspace": "auto",
         "nccl_conf_path": "/etc/nccl.conf",
         "nccl_conf_settings": {},
     },
