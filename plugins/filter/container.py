@@ -1,6 +1,6 @@
 # Copyright: (c) 2026, gpucluster.horovod contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters of the training containers: known_hosts_at_port, container_exec_argv.
+"""Filters of the training containers: known_hosts_at_port, container_exec_argv, container_rdma_options.
 
 Documented in the matching <name>.yml files; the logic is in plugin_utils/containers/training.py.
 """
@@ -28,8 +28,20 @@ def container_exec_argv(argv, container, user="", workdir="", env=None):
         raise AnsibleFilterError(f"container_exec_argv: {exc}") from exc
 
 
+def container_rdma_options(fabric, mode="auto", device_dir_exists=False, host=""):
+    """A training container's RDMA devices, capability and memlock limit (or none), and why it cannot have them."""
+    try:
+        return _logic.rdma_options(dict(fabric or {}), str(mode), bool(device_dir_exists), str(host or ""))
+    except ValueError as exc:
+        raise AnsibleFilterError(f"container_rdma_options: {exc}") from exc
+
+
 class FilterModule:
     """gpucluster.horovod container filters."""
 
     def filters(self):
-        return {"known_hosts_at_port": known_hosts_at_port, "container_exec_argv": container_exec_argv}
+        return {
+            "known_hosts_at_port": known_hosts_at_port,
+            "container_exec_argv": container_exec_argv,
+            "container_rdma_options": container_rdma_options,
+        }

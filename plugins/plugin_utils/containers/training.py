@@ -76,3 +76,37 @@ def exec_argv(
             raise ValueError(f"environment variable name {key!r} is not valid")
         out += ["-e", f"{key}={value}"]
     return [*out, str(container), *argv]
+
+
+RDMA_MODES = ("auto", "always", "never")
+
+
+def rdma_options(fabric: Mapping[str, Any], mode: str, device_dir_exists: bool, host: str = "") -> dict:
+    """What a training container needs for NCCL's InfiniBand/RoCE transport: ``{"enabled", "devices",
+    "capabilities", "ulimits", "problem"}``.
+
+    ``auto`` enables it where the first play found usable InfiniBand or RoCE ports (``fabric``: the host's
+    gpucluster_fabric), ``always`` everywhere, ``never`` nowhere. Enabled: the verbs devices (``/dev/infiniband``),
+    ``IPC_LOCK`` and an unlimited memlock (RDMA pins the buffers it registers; no ``--privileged``). ``problem``
+    says why it cannot be (the ports are there but ``/dev/infiniband`` is not: ib_uverbs is not loaded)."""
+    if mode not in RDMA_MODES:
+        raise ValueError(f"RDMA mode {mode!r} unknown; valid: {', '.join(RDMA_MODES)}")
+    ports = int((fabric or {}).get("port_count") or 0)
+    enabled = mode == "always" or (mode == "auto" and ports > 0)
+    if not enabled:
+        return {"enabled": False, "devices": [], "capabilities": [], "ulimits": [], "problem": ""}
+    problem = ""
+    if not device_dir_exists:
+        why = f"{ports} usable InfiniBand/RoCE port(s) were found" if ports else "horovod_container_rdma is always"
+        problem = (
+            f"{host or 'this host'}: {why}, but /dev/infiniband does not exist (the kernel's ib_uverbs module is not "
+            "loaded: modprobe ib_uverbs, or enable rdma-core's rdma-load-modules service); the container could not "
+            "use the HCAs. Load it, or set horovod_container_rdma: never to run NCCL over TCP sockets."
+        )
+    return {
+        "enabled": True,
+        "devices": ["/dev/infiniband:/dev/infiniband"],
+        "capabilities": ["IPC_LOCK"],
+        "ulimits": ["memlock:-1:-1"],
+        "problem": problem,
+    }

@@ -225,6 +225,7 @@ BASELINE = {
         "horovod_container_env": {},
         "horovod_container_shm_size": "1G",
         "horovod_container_gpus": "auto",
+        "horovod_container_rdma": "auto",
         "horovod_container_image_cache_dir": "/root/.cache/gpucluster/images",
         "horovod_container_node_dir": "/var/lib/gpucluster/container",
     },

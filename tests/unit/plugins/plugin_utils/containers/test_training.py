@@ -7,6 +7,7 @@ import pytest
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils.containers.training import (
     exec_argv,
     known_hosts_at_port,
+    rdma_options,
 )
 
 # The shape passwordless_ssh writes (names of one node joined by commas, one line per key type).
@@ -65,3 +66,35 @@ def test_exec_argv_without_container_is_the_command():
 def test_exec_argv_refuses_a_bad_variable_name():
     with pytest.raises(ValueError, match="not valid"):
         exec_argv(["true"], "c", env={"A-B": "1"})
+
+
+# --- NCCL's InfiniBand/RoCE transport in the training containers (horovod_container_rdma) -------------------------
+
+IB = {"kind": "infiniband", "port_count": 2, "ports": ["mlx5_0:1", "mlx5_1:1"]}
+
+
+def test_rdma_where_the_fabric_has_usable_ports():
+    got = rdma_options(IB, "auto", True, "n1")
+    assert got == {
+        "enabled": True,
+        "devices": ["/dev/infiniband:/dev/infiniband"],
+        "capabilities": ["IPC_LOCK"],
+        "ulimits": ["memlock:-1:-1"],
+        "problem": "",
+    }
+
+
+def test_no_rdma_without_ports_or_when_never():
+    off = {"enabled": False, "devices": [], "capabilities": [], "ulimits": [], "problem": ""}
+    assert rdma_options({"kind": "none", "port_count": 0}, "auto", False) == off
+    assert rdma_options({}, "auto", False) == off  # the first play read no fabric
+    assert rdma_options(IB, "never", True) == off
+    assert rdma_options({}, "always", True)["enabled"] is True
+
+
+def test_ports_without_the_verbs_devices_are_refused_with_the_fix():
+    got = rdma_options(IB, "auto", False, "n1")
+    assert got["problem"].startswith("n1: 2 usable InfiniBand/RoCE port(s) were found, but /dev/infiniband does not")
+    assert "modprobe ib_uverbs" in got["problem"] and "horovod_container_rdma: never" in got["problem"]
+    with pytest.raises(ValueError, match="RDMA mode 'yes' unknown; valid: auto, always, never"):
+        rdma_options(IB, "yes", True)
