@@ -318,7 +318,9 @@ def _dcgm_check(diag: Optional[Dict[str, Any]], level: int) -> List[Dict[str, An
         for r in results:
             if r["status"] in outcomes:
                 where = f" (GPU {r['gpu']})" if r.get("gpu") not in (None, "") else ""
-                found.append(f"{r['test']}{where}" + (f": {'; '.join(r['reasons'])}" if r["reasons"] else ""))
+                # DCGM's sentences end with a period; the reasons are joined into one sentence by the caller
+                why = "; ".join(reason.rstrip(". ") for reason in r["reasons"])
+                found.append(f"{r['test']}{where}" + (f": {why}" if why else ""))
         return list(dict.fromkeys(found))
 
     counts = {k: sum(1 for r in results if r["status"] == k) for k in ("pass", "fail", "warn", "skip", "not run")}
