@@ -265,6 +265,8 @@ def test_dcgm3_a_failed_test_fails_the_node_with_dcgms_words():
     assert check["status"] == "fail"
     assert check["reason"].startswith("dcgmi diag -r 1 failed: Page Retirement/Row Remap (GPU 0,1,2,3,4,5,6,7): GPU 3")
     assert "row remapping failed" in check["reason"]
+    # DCGM's sentence ends with a period; the health gate joins the reasons into its own sentence
+    assert check["reason"].endswith("Drain the GPU and reset it or reboot the node")
     # the warning and the skip are counted, the skip is no finding
     assert check["value"] == {"pass": 6, "fail": 1, "warn": 1, "skip": 1, "not run": 0}
 
