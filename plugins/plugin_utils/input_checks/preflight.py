@@ -68,38 +68,34 @@ def _expected_gpus(values, ctx):
         yield Finding("preflight_expected_gpus", value, "not a whole number of GPUs", "0 (not checked) or more, e.g. 8")
 
 
-@check(
+def _unused_while_health_is_off(variable, verb, fix):
+    """A warning check: ``variable`` set (not 0) while preflight_node_health is off, so nothing ``verb`` it."""
+
+    def _unused(values, ctx):
+        value = values[variable]
+        if values["preflight_node_health"] == "off" and str(value).strip() not in ("", "0"):
+            yield Finding(
+                variable,
+                value,
+                f"nothing {verb} it on {ctx.host}: preflight_node_health (gpucluster_node_health) is off",
+                f"gpucluster_node_health: fail or warn, or {fix}",
+                WARNING,
+            )
+
+    return _unused
+
+
+_expected_gpus_unused = check(
     "preflight_expected_gpus",
     description="warns when an expected GPU count is set while preflight_node_health is off (nothing checks it)",
     level=WARNING,
-)
-def _expected_gpus_unused(values, ctx):
-    value = values["preflight_expected_gpus"]
-    if values["preflight_node_health"] == "off" and str(value).strip() not in ("", "0"):
-        yield Finding(
-            "preflight_expected_gpus",
-            value,
-            f"nothing checks it on {ctx.host}: preflight_node_health (gpucluster_node_health) is off",
-            "gpucluster_node_health: fail or warn, or drop the expected count",
-            WARNING,
-        )
+)(_unused_while_health_is_off("preflight_expected_gpus", "checks", "drop the expected count"))
 
-
-@check(
+_dcgm_diag_unused = check(
     "preflight_dcgm_diag",
     description="warns when DCGM's diagnostic is asked for while preflight_node_health is off (nothing runs it)",
     level=WARNING,
-)
-def _dcgm_diag_unused(values, ctx):
-    value = values["preflight_dcgm_diag"]
-    if values["preflight_node_health"] == "off" and str(value).strip() not in ("", "0"):
-        yield Finding(
-            "preflight_dcgm_diag",
-            value,
-            f"nothing runs it on {ctx.host}: preflight_node_health (gpucluster_node_health) is off",
-            "gpucluster_node_health: fail or warn, or gpucluster_dcgm_diag: 0",
-            WARNING,
-        )
+)(_unused_while_health_is_off("preflight_dcgm_diag", "runs", "gpucluster_dcgm_diag: 0"))
 
 
 CHECKS = [
