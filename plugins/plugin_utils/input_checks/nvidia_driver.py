@@ -11,7 +11,7 @@ import re
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils import compat as _compat
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils.nvidia_driver import decisions as _logic
 
-from ._base import Finding, absolute_path, check, positive
+from ._base import WARNING, Finding, absolute_path, check, positive, set_by_user
 from ._gpu_libs import no_gpu
 
 _VARIABLE = re.compile(r"\bnvidia_driver_[a-z0-9_]+")
@@ -128,11 +128,30 @@ def _repo_key(values, ctx):
         )
 
 
+@check(
+    "nvidia_driver_components",
+    "nvidia_driver_method",
+    description="warns when components are set for the repo method (it installs NVIDIA's metapackage)",
+    level=WARNING,
+)
+def _components_with_repo(values, ctx):
+    if values["nvidia_driver_method"] == "repo" and set_by_user(ctx, "nvidia_driver_components"):
+        yield Finding(
+            "nvidia_driver_components",
+            values["nvidia_driver_components"],
+            f"not used on {ctx.host}: the repo method installs NVIDIA's metapackage (cuda-drivers-<branch> or "
+            "nvidia-open-<branch>) as NVIDIA's installation guide gives it",
+            "nvidia_driver_method: distro for the compute or full set, or drop nvidia_driver_components",
+            WARNING,
+        )
+
+
 CHECKS = [
     _driver_sense,
     _driver_values,
     no_gpu("nvidia_driver"),
     _repo_key,
+    _components_with_repo,
     positive("nvidia_driver_reboot_timeout", what="seconds"),
     absolute_path("nvidia_driver_mok_key", "nvidia_driver_mok_cert"),
 ]

@@ -957,3 +957,14 @@ def test_dcgm_diag_with_the_health_check_off_is_warned_about():
     assert [(f.variable, f.level) for f in findings] == [("preflight_dcgm_diag", ic.WARNING)]
     assert _validate("preflight", {"preflight_node_health": "fail", "preflight_dcgm_diag": 1}) == []
     assert _validate("preflight", {"preflight_node_health": "off"}) == []
+
+
+def test_driver_components_set_for_the_repo_method_are_named():
+    key = {"nvidia_driver_repo_key_sha256": "0" * 64}
+    findings = _validate(
+        "nvidia_driver", {**key, "nvidia_driver_method": "repo", "nvidia_driver_components": "compute"}, has_gpu=True
+    )
+    assert [(f.variable, f.level) for f in findings] == [("nvidia_driver_components", ic.WARNING)]
+    # the default, not set by the user, and the distro method: nothing to say
+    assert _validate("nvidia_driver", {**key, "nvidia_driver_method": "repo"}, has_gpu=True) == []
+    assert _validate("nvidia_driver", {"nvidia_driver_components": "full"}, has_gpu=True) == []
