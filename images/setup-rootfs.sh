@@ -22,6 +22,15 @@ ExecStartPre=/usr/bin/ssh-keygen -A
 ExecStartPre=/usr/sbin/sshd -t
 UNIT
 
+# The CA certificates build-image.sh put in /usr/local/share/ca-certificates join the bundle.
+update-ca-certificates >/dev/null
+
+# dpkg without an fsync per file, as Docker's own Debian images do (docker-apt-speedup): a node is thrown away
+# after its scenario, so a crash mid-install costs nothing, and the GPU stack's packages have tens of thousands of
+# files (Debian 13's CUDA toolkit: 63 s against 53 s to install, measured on the 2-core test machine). The test
+# image only; the collection leaves dpkg's settings alone on real hosts.
+echo force-unsafe-io > /etc/dpkg/dpkg.cfg.d/gpucluster-sandbox-unsafe-io
+
 # Small images: no docs, no apt lists.
 apt-get clean
 rm -rf /var/lib/apt/lists/* /usr/share/doc/* /usr/share/man/* /var/cache/apt/*.bin

@@ -7,14 +7,20 @@
 # The image is cached by tag and carries the hash of its recipe (this script, the package list
 # and the rootfs setup) as a label; it is rebuilt only when that hash changes.
 # DEBIAN_MIRROR overrides debootstrap's own default mirror.
+# The control node's extra CA certificates (/usr/local/share/ca-certificates/*.crt: the test machines reach the package
+# index through a TLS-intercepting proxy) go into the image and into the recipe hash, so that molecule's shared prepare
+# finds them in place instead of copying them and rebuilding the CA bundle on every node of every scenario.
 set -euo pipefail
 
 suite=${1:?suite (bookworm, trixie)}
 tag=${2:?image tag}
 here=$(cd "$(dirname "$0")/.." && pwd)
 
-recipe_hash=$( { cat "$0" "$here/images/debian.packages" "$here/images/setup-rootfs.sh"; echo "$suite"; } \
-               | sha256sum | cut -c1-16)
+shopt -s nullglob
+extra_cas=(/usr/local/share/ca-certificates/*.crt)
+shopt -u nullglob
+recipe_hash=$( { cat "$0" "$here/images/debian.packages" "$here/images/setup-rootfs.sh" ${extra_cas[@]+"${extra_cas[@]}"}; \
+                 echo "$suite"; } | sha256sum | cut -c1-16)
 
 current=$(docker image inspect --format '{{ index .Config.Labels "org.gpucluster.recipe" }}' "$tag" 2>/dev/null || true)
 if [ "$current" = "$recipe_hash" ]; then
@@ -36,6 +42,10 @@ debootstrap --variant=minbase --components=main --include="$packages" \
     "$suite" "$rootfs" ${DEBIAN_MIRROR:-} > "$work/debootstrap.log" 2>&1 \
     || { tail -n 30 "$work/debootstrap.log" >&2; echo "debootstrap of $suite failed" >&2; exit 1; }
 
+mkdir -p "$rootfs/usr/local/share/ca-certificates"
+for ca in ${extra_cas[@]+"${extra_cas[@]}"}; do
+    install -m 0644 "$ca" "$rootfs/usr/local/share/ca-certificates/"
+done
 cp "$here/images/setup-rootfs.sh" "$rootfs/tmp/setup-rootfs.sh"
 chroot "$rootfs" /bin/sh /tmp/setup-rootfs.sh
 rm -f "$rootfs/tmp/setup-rootfs.sh"

@@ -117,6 +117,7 @@ BASELINE = {
         "passwordless_ssh_home": "/home/hvd",
         "passwordless_ssh_shell": "/bin/bash",
         "passwordless_ssh_sudo": False,
+        "passwordless_ssh_keep_ipc": True,
         "passwordless_ssh_port": 22,
         "passwordless_ssh_extra_port": None,
         "passwordless_ssh_rotate": False,
