@@ -26,6 +26,7 @@ _ARGS = {
     "hosts": {"type": "list", "elements": "dict", "default": []},
     "nodes": {"type": "list", "elements": "dict", "default": []},
     "transport": {"type": "dict", "default": {}},
+    "failure": {"type": "dict", "default": {}},
     "plots": {"type": "bool", "default": True},
     "large_bytes": {"type": "int", "default": 64 * 1024 * 1024},
 }
@@ -71,6 +72,7 @@ class ActionModule(ActionBase):
                 nodes=args["nodes"],
                 nccl_tests=nccl_tests,
                 transport=args["transport"],
+                failure=args["failure"] or None,
                 run_id=args["run_id"],
                 generated_at=args["generated_at"],
                 large_bytes=args["large_bytes"],

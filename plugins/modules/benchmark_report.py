@@ -71,6 +71,15 @@ options:
         or empty). The report's summary names it; a problem is a warning there and in C(summary.transport_problem).
     type: dict
     default: {}
+  failure:
+    description:
+      - Makes the report partial - a run failed after others had finished (a node lost mid-benchmark). Keys C(run)
+        (the failed run's tag, for example C(hvd-np2)), C(task) (the role's task), C(lost_nodes) (the nodes the launcher
+        could not reach afterwards) and C(error) (its last lines). The documents of the finished runs under O(raw_dir)
+        are reported as usual; result.json gets a C(failure) section and C(summary.partial=true), report.md and the
+        summary lines a C(PARTIAL) line. Empty (the default) is a complete run.
+    type: dict
+    default: {}
   plots:
     description: Write PNG plots. Needs the Python package C(matplotlib) on the control node.
     type: bool

@@ -157,6 +157,8 @@ def summary_table(doc: Dict[str, Any]) -> List[str]:
             "nccl-tests all_reduce_perf: avg busbw %s GB/s | Horovod / nccl-tests busbw >=64MiB: %s"
             % (_f(doc["nccl_tests"].get("avg_busbw_GBps")), _f(s.get("ratio_nccl_tests_large")))
         )
+    if failure_line(doc):
+        lines.append(failure_line(doc))
     if shared_warning(doc):
         lines.append("WARNING: " + shared_warning(doc))
     if health_warning(doc):
@@ -320,8 +322,26 @@ def _nodes_section(doc: Dict[str, Any]) -> List[str]:
     return out
 
 
+def failure_line(doc: Dict[str, Any]) -> Optional[str]:
+    """One line for a partial document: which run failed, the nodes lost, what finished before it."""
+    f = doc.get("failure")
+    if not f:
+        return None
+    lost = ", ".join(f.get("lost_nodes") or []) or "none (every node still answered)"
+    kept = ", ".join(r["tag"] for r in doc.get("runs") or []) or "none"
+    return "PARTIAL: {} failed ({}); nodes lost: {}; kept the finished runs: {}".format(
+        f.get("run") or "a run", f.get("task") or "task unknown", lost, kept
+    )
+
+
 def _warning_bullets(doc: Dict[str, Any]) -> List[str]:
     out = []
+    if failure_line(doc):
+        f = doc["failure"]
+        out.append("- **partial report**: " + failure_line(doc) + ".")
+        if f.get("error"):
+            out += ["", "  Its error (the end):", "", "  ```", *("  " + x for x in f["error"].splitlines()[-20:]),
+                    "  ```", ""]
     if shared_warning(doc):
         out.append("- **shared machine**: " + shared_warning(doc) + ".")
     if health_warning(doc):

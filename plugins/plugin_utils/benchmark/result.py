@@ -442,6 +442,7 @@ def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the a
     nodes: Optional[Sequence[Dict[str, Any]]] = None,
     nccl_tests: Optional[Any] = None,
     transport: Optional[Dict[str, Any]] = None,
+    failure: Optional[Dict[str, Any]] = None,
 ) -> Dict[str, Any]:
     """Build the schema_version 1 document from program documents, iperf3 and nccl-tests results.
 
@@ -451,6 +452,8 @@ def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the a
     stdout of nccl-tests' all_reduce_perf across the same hosts, or ``{"source": path, "text": stdout}``.
     ``transport`` is what NCCL used between the nodes in the largest Horovod run (filter nccl_transports on its
     INFO log, with ``nodes``, ``fabric``, ``read`` and ``problem``: why the run must not count, or '').
+    ``failure`` makes the document partial: a later run failed and ``runs`` holds the ones that finished before it
+    (:func:`failure_entry`: the run that failed, the nodes the launcher lost, the error).
     """
     if not runs:
         raise BenchmarkError("no benchmark results to combine (did every horovodrun fail?)")
@@ -472,6 +475,7 @@ def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the a
         overhead_ratio=over["overhead_ratio"] if over else None,
         nccl_tests_avg_busbw_GBps=nccl["avg_busbw_GBps"] if nccl else None,
         transport_problem=(transport or {}).get("problem") or None,
+        partial=bool(failure),
     )
     doc = {
         "schema_version": SCHEMA_VERSION,
@@ -490,6 +494,7 @@ def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the a
         "nccl_tests": nccl,
         "transport": dict(transport) if transport else None,
         "comparison": comparison,
+        "failure": failure_entry(**failure) if failure else None,
         "summary": summary,
     }
     # Where the ranks ran: the training containers (inputs.container, from the horovod_container role) or the hosts.
@@ -501,6 +506,23 @@ def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the a
             "combined result does not match schema_version %d: %s" % (SCHEMA_VERSION, "; ".join(errs[:5]))
         )
     return doc
+
+
+def failure_entry(
+    run: str = "", task: str = "", error: Any = "", lost_nodes: Optional[Sequence[str]] = None, **_ignored: Any
+) -> Dict[str, Any]:
+    """What ended a benchmark before its last run: the run (its tag, e.g. hvd-np2), the role's task, the nodes the
+    launcher could not reach afterwards and the error's last lines (text or a list of lines; at most 2000 characters,
+    the end kept)."""
+    if not run and not task:
+        raise BenchmarkError("a failure needs the run or the task that failed")
+    if isinstance(error, (list, tuple)):
+        error = "\n".join(str(x) for x in error)
+    text = str(error or "").strip()
+    if len(text) > 2000:
+        text = "..." + text[-2000:]
+    return {"run": str(run), "task": str(task), "lost_nodes": sorted({str(n) for n in (lost_nodes or [])}),
+            "error": text}
 
 
 def load_result(text: str) -> Dict[str, Any]:

@@ -152,6 +152,16 @@ RESULT_SCHEMA: Dict[str, Any] = {
                 "avg_busbw_GBps": {"type": ["number", "null"]},
             },
         },
+        "failure": {
+            "type": ["object", "null"],
+            "required": ["run", "task", "lost_nodes", "error"],
+            "properties": {
+                "run": {"type": "string"},
+                "task": {"type": "string"},
+                "lost_nodes": {"type": "array", "items": {"type": "string"}},
+                "error": {"type": "string"},
+            },
+        },
         "summary": {
             "type": "object",
             "required": [
@@ -167,6 +177,7 @@ RESULT_SCHEMA: Dict[str, Any] = {
                 "shared_machines": {"type": "array", "items": {"type": "array", "items": {"type": "string"}}},
                 "overhead_ratio": {"type": ["number", "null"], "minimum": 0},
                 "ratio_nccl_tests_large": {"type": ["number", "null"], "minimum": 0},
+                "partial": {"type": "boolean"},
             },
         },
     },

@@ -772,3 +772,46 @@ def test_the_report_says_a_cpu_run_used_no_nccl_and_when_it_could_not_read():
     assert "NCCL within one node: P2P (no network between nodes in this run)" in md
     # no transport given (an older role): no line
     assert r.transport_line(b.combine(synthetic_runs())) is None
+
+
+# Issue 39: a run that fails after others finished (a node lost mid-benchmark) still gives a report, marked partial.
+def test_partial_document_keeps_the_finished_runs_and_names_the_failure(tmp_path):
+    finished = [run_doc("horovod", 1, [(4096, 0.001), (64 * MIB, 0.05)], training=100.0, tag="hvd-np1")]
+    failure = {"run": "hvd-np2", "task": "Run Horovod at each worker count", "lost_nodes": ["n2"],
+               "error": "x" * 3000 + "\nConnection to n2 closed by remote host."}
+    doc = b.combine(finished, run_id="p1", generated_at="t", failure=failure)
+    assert b.schema_errors(doc) == []
+    assert doc["summary"]["partial"] is True
+    assert doc["failure"]["run"] == "hvd-np2"
+    assert doc["failure"]["lost_nodes"] == ["n2"]
+    assert doc["failure"]["error"].endswith("closed by remote host.")
+    assert len(doc["failure"]["error"]) <= 2003
+    assert [x["tag"] for x in doc["runs"]] == ["hvd-np1"]
+    line = r.failure_line(doc)
+    assert line == ("PARTIAL: hvd-np2 failed (Run Horovod at each worker count); nodes lost: n2; "
+                    "kept the finished runs: hvd-np1")
+    assert line in r.summary_table(doc)
+    paths = r.write_report(doc, str(tmp_path), plots=False)
+    md = Path(paths["report"]).read_text()
+    assert "**partial report**: " + line in md
+    assert "closed by remote host." in md
+    assert b.load_result(Path(paths["result"]).read_text())["failure"]["lost_nodes"] == ["n2"]
+
+
+def test_complete_document_is_not_partial():
+    doc = b.combine(synthetic_runs(), run_id="c")
+    assert doc["failure"] is None and doc["summary"]["partial"] is False
+    assert r.failure_line(doc) is None
+    assert not any(x.startswith("PARTIAL") for x in r.summary_table(doc))
+
+
+def test_failure_without_run_or_task_is_refused():
+    with pytest.raises(b.BenchmarkError, match="run or the task"):
+        b.failure_entry(error="boom")
+
+
+def test_schema_rejects_a_failure_without_lost_nodes():
+    doc = b.combine(synthetic_runs(), run_id="c", failure={"run": "hvd-np3", "task": "t"})
+    assert b.schema_errors(doc) == []
+    del doc["failure"]["lost_nodes"]
+    assert any("lost_nodes" in e for e in b.schema_errors(doc))
