@@ -340,8 +340,15 @@ def _warning_bullets(doc: Dict[str, Any]) -> List[str]:
         f = doc["failure"]
         out.append("- **partial report**: " + failure_line(doc) + ".")
         if f.get("error"):
-            out += ["", "  Its error (the end):", "", "  ```", *("  " + x for x in f["error"].splitlines()[-20:]),
-                    "  ```", ""]
+            out += [
+                "",
+                "  Its error (the end):",
+                "",
+                "  ```",
+                *("  " + x for x in f["error"].splitlines()[-20:]),
+                "  ```",
+                "",
+            ]
     if shared_warning(doc):
         out.append("- **shared machine**: " + shared_warning(doc) + ".")
     if health_warning(doc):

@@ -521,8 +521,12 @@ def failure_entry(
     text = str(error or "").strip()
     if len(text) > 2000:
         text = "..." + text[-2000:]
-    return {"run": str(run), "task": str(task), "lost_nodes": sorted({str(n) for n in (lost_nodes or [])}),
-            "error": text}
+    return {
+        "run": str(run),
+        "task": str(task),
+        "lost_nodes": sorted({str(n) for n in (lost_nodes or [])}),
+        "error": text,
+    }
 
 
 def load_result(text: str) -> Dict[str, Any]:

@@ -777,8 +777,12 @@ def test_the_report_says_a_cpu_run_used_no_nccl_and_when_it_could_not_read():
 # Issue 39: a run that fails after others finished (a node lost mid-benchmark) still gives a report, marked partial.
 def test_partial_document_keeps_the_finished_runs_and_names_the_failure(tmp_path):
     finished = [run_doc("horovod", 1, [(4096, 0.001), (64 * MIB, 0.05)], training=100.0, tag="hvd-np1")]
-    failure = {"run": "hvd-np2", "task": "Run Horovod at each worker count", "lost_nodes": ["n2"],
-               "error": "x" * 3000 + "\nConnection to n2 closed by remote host."}
+    failure = {
+        "run": "hvd-np2",
+        "task": "Run Horovod at each worker count",
+        "lost_nodes": ["n2"],
+        "error": "x" * 3000 + "\nConnection to n2 closed by remote host.",
+    }
     doc = b.combine(finished, run_id="p1", generated_at="t", failure=failure)
     assert b.schema_errors(doc) == []
     assert doc["summary"]["partial"] is True
@@ -788,8 +792,9 @@ def test_partial_document_keeps_the_finished_runs_and_names_the_failure(tmp_path
     assert len(doc["failure"]["error"]) <= 2003
     assert [x["tag"] for x in doc["runs"]] == ["hvd-np1"]
     line = r.failure_line(doc)
-    assert line == ("PARTIAL: hvd-np2 failed (Run Horovod at each worker count); nodes lost: n2; "
-                    "kept the finished runs: hvd-np1")
+    assert line == (
+        "PARTIAL: hvd-np2 failed (Run Horovod at each worker count); nodes lost: n2; kept the finished runs: hvd-np1"
+    )
     assert line in r.summary_table(doc)
     paths = r.write_report(doc, str(tmp_path), plots=False)
     md = Path(paths["report"]).read_text()
