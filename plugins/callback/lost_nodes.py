@@ -19,7 +19,7 @@ description:
   - Enabled in the collection's C(ansible.cfg) (C(callbacks_enabled)); add C(gpucluster.horovod.lost_nodes) to
     yours when the collection is installed from Galaxy. It prints nothing when no node was lost.
 version_added: 0.2.0
-author: gpucluster.horovod contributors
+author: gpucluster.horovod contributors (@gpucluster)
 requirements:
   - enabled in callbacks_enabled
 """
