@@ -820,3 +820,39 @@ def test_schema_rejects_a_failure_without_lost_nodes():
     assert b.schema_errors(doc) == []
     del doc["failure"]["lost_nodes"]
     assert any("lost_nodes" in e for e in b.schema_errors(doc))
+
+
+# Issue 37: the plots - worker ticks at the measured counts, small sizes visible, the legend off the axis labels.
+def pyplot():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    return pytest.importorskip("matplotlib.pyplot")
+
+
+def test_scaling_plot_ticks_are_the_worker_counts_and_one_legend():
+    plt = pyplot()
+    doc = b.combine(synthetic_runs(), run_id="p")
+    fig = r.scaling_figure(doc, plt)
+    ax1 = fig.axes[0]
+    assert list(ax1.get_xticks()) == [1, 2, 3]
+    assert [t.get_text() for t in ax1.get_xticklabels()] == ["1", "2", "3"]
+    legend = ax1.get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["samples/s total", "efficiency"]
+    assert fig.legends == []
+    plt.close(fig)
+
+
+def test_busbw_plot_is_logarithmic_with_a_tick_per_measured_size():
+    plt = pyplot()
+    doc = b.combine(synthetic_runs(), run_id="p")
+    fig = r.busbw_figure(doc, plt)
+    ax = fig.axes[0]
+    assert ax.get_yscale() == "log"
+    assert list(ax.get_xticks()) == [4096, 64 * MIB]
+    assert [t.get_text() for t in ax.get_xticklabels()] == [b.human_bytes(4096), b.human_bytes(64 * MIB)]
+    plt.close(fig)
+    # one worker: bus bandwidth is 0, the axis stays linear rather than dropping the points
+    one = b.combine([run_doc("horovod", 1, [(4096, 0.001)], training=10.0)], run_id="one")
+    fig = r.busbw_figure(one, plt)
+    assert fig.axes[0].get_yscale() == "linear"
+    plt.close(fig)
