@@ -7,15 +7,9 @@ from types import SimpleNamespace
 from ansible_collections.gpucluster.horovod.plugins.callback.lost_nodes import CallbackModule
 
 
-class Host:
-    def __init__(self, name):
-        self.name = name
+class Named:
+    """A host, task or play: what the callback reads of them is get_name() (and a task's delegate_to)."""
 
-    def get_name(self):
-        return self.name
-
-
-class Task:
     def __init__(self, name, delegate_to=None):
         self.name = name
         self.delegate_to = delegate_to
@@ -24,12 +18,7 @@ class Task:
         return self.name
 
 
-class Play:
-    def __init__(self, name):
-        self.name = name
-
-    def get_name(self):
-        return self.name
+Host = Task = Play = Named
 
 
 class Display:
@@ -49,14 +38,16 @@ def res(host, task, data, delegate_to=None, new_api=True):
     return SimpleNamespace(_host=Host(host), _task=Task(task, delegate_to), _result=data)
 
 
-def callback():
+def callback(play=None):
+    """The callback, in the play of that name when one is given."""
     cb = CallbackModule(display=Display())
+    if play:
+        cb.v2_playbook_on_play_start(Play(play))
     return cb
 
 
 def test_nothing_lost_prints_nothing():
-    cb = callback()
-    cb.v2_playbook_on_play_start(Play("Open MPI"))
+    cb = callback("Open MPI")
     cb.v2_runner_on_failed(res("node1", "Build", {"msg": "exit 2"}))
     cb.v2_playbook_on_stats(None)
     assert cb.lines() == []
@@ -64,8 +55,7 @@ def test_nothing_lost_prints_nothing():
 
 
 def test_a_lost_node_is_named_once_with_play_task_error_and_advice():
-    cb = callback()
-    cb.v2_playbook_on_play_start(Play("Install Open MPI on the training nodes"))
+    cb = callback("Install Open MPI on the training nodes")
     cb.v2_runner_on_unreachable(
         res(
             "node2",
@@ -86,8 +76,7 @@ def test_a_lost_node_is_named_once_with_play_task_error_and_advice():
 
 
 def test_failures_that_name_a_lost_node_are_called_its_consequence():
-    cb = callback()
-    cb.v2_playbook_on_play_start(Play("Passwordless SSH"))
+    cb = callback("Passwordless SSH")
     cb.v2_runner_on_unreachable(
         res("node2", "Read the host keys", {"msg": "ssh: connect to host 10.0.0.2"}, new_api=False)
     )
@@ -103,8 +92,7 @@ def test_failures_that_name_a_lost_node_are_called_its_consequence():
 
 
 def test_a_delegated_task_names_the_node_it_was_delegated_to():
-    cb = callback()
-    cb.v2_playbook_on_play_start(Play("Benchmark"))
+    cb = callback("Benchmark")
     cb.v2_runner_on_unreachable(
         res(
             "n1",
