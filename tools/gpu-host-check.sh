@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Converge one GPU server that reaches no network with the collection from this checkout, as site.yml does, and
 # keep what it printed: the fixtures first (nvidia-smi -q -x, the kernel log's GPU lines, /sys/class/infiniband,
-# nvidia-smi topo -m: kept even when a later step fails), gpu_facts and node_health, nccl-tests' all_reduce_perf
-# built beside (the source archive in tests/nccl_tests, the environment's NCCL wheel, the server's nvcc and Open MPI),
-# the first play (preflight), nvidia_driver, horovod into the server's own Python environment (horovod_venv_mode:
-# existing, Horovod's dependencies from the bundle) and horovod_benchmark (with nccl-tests and NCCL's INFO log), then
-# nvidia_driver and horovod once more, which must change nothing. The verdict at the end says, one line each, whether
-# the run was what it claims (device cuda, Horovod built with NCCL, nccl-tests correct on the GPUs, the report's
-# overhead ratio and GPU/driver/CUDA/NCCL/topology lines, a second run that changed nothing, node_health ran); the
-# exit status is 0 only when every line passed.
+# nvidia-smi topo -m: kept even when a later step fails), gpu_facts, node_health and fabric_facts, the cuda and nccl
+# roles' check programs (cuda_device_query.c, nccl_allreduce.c: compiled as their verify.yml compiles them, run on
+# the GPUs), nccl-tests' all_reduce_perf built beside (the source archive in tests/nccl_tests, the environment's NCCL
+# wheel, the server's nvcc and Open MPI), the first play (preflight), nvidia_driver, horovod into the server's own
+# Python environment (horovod_venv_mode: existing, Horovod's dependencies from the bundle) and horovod_benchmark (with
+# nccl-tests and NCCL's INFO log), then nvidia_driver and horovod once more, which must change nothing. The verdict at
+# the end says, one line each, whether the run was what it claims (device cuda, Horovod built with NCCL, nccl-tests
+# correct on the GPUs, the roles' check programs saw every GPU, the report's overhead ratio and
+# GPU/driver/CUDA/NCCL/topology lines, a second run that changed nothing, node_health and fabric_facts ran); the exit
+# status is 0 only when every line passed.
 #
 #   tools/gpu-host-bundle.sh .gpu-host 3.12        # on a machine that reaches the package index
 #   tools/gpu-host-check.sh .gpu-host OUTDIR [ENV]  # on the GPU server, as root, in the checkout's root
@@ -16,9 +18,10 @@
 # ENV is the server's environment with the framework (default /opt/torch/.venv). Ansible runs from a venv made
 # with the server's python3 (without pip: ENV's pip installs into it from the bundle); nothing goes into ENV but
 # Horovod and what it lacks of Horovod's dependencies. OUTDIR gets summary.txt (with the verdict), fixtures/,
-# gpu_facts.json, node_health.json, nccl-tests-build.log, site.log, again.log, nccl-info/ (NCCL_DEBUG=INFO of the runs)
-# and the benchmark's results (report.md, result.json, raw/). GPU_HOST_EXTRA_VARS (JSON) is passed to both runs as
-# --extra-vars, e.g. '{"horovod_benchmark_batch_size": 128}'. GPU_HOST_BUDGET (seconds, default 540) bounds the
+# gpu_facts.json, node_health.json, fabric_facts.json, role-checks.txt, nccl-tests-build.log, site.log, again.log,
+# nccl-info/ (NCCL_DEBUG=INFO of the runs) and the benchmark's results (report.md, result.json, raw/).
+# GPU_HOST_EXTRA_VARS (JSON) is passed to both runs as --extra-vars, e.g. '{"horovod_benchmark_batch_size": 128}'.
+# GPU_HOST_BUDGET (seconds, default 540) bounds the
 # whole check: each playbook runs under `timeout` with what is left, and the second run is skipped (and said so)
 # when too little is left for it. A failed build leaves its log in OUTDIR (build.log).
 set -uo pipefail
@@ -253,6 +256,32 @@ for host, r in json.JSONDecoder().raw_decode(text[text.index("{"):])[0]["plays"]
         print("  %-5s %-22s %s" % (c["status"], c["name"], c.get("reason") or c.get("value")))' \
   "$out/node_health.json" 2>&1 | tee -a "$out/summary.txt"
 
+step "fabric_facts (the no-fabric path of a real server)"
+ANSIBLE_LOAD_CALLBACK_PLUGINS=1 ANSIBLE_STDOUT_CALLBACK=ansible.posix.json \
+  "$work/ansible/bin/python" -m ansible.cli.adhoc -i "$work/hosts.yml" hvd_nodes -m gpucluster.horovod.fabric_facts \
+  > "$out/fabric_facts.json" 2>> "$out/summary.txt"
+python3 -c 'import json, sys
+text = open(sys.argv[1]).read()
+for host, r in json.JSONDecoder().raw_decode(text[text.index("{"):])[0]["plays"][0]["tasks"][0]["hosts"].items():
+    f = r.get("fabric", r.get("msg"))
+    print(host, json.dumps(f)[:600])' "$out/fabric_facts.json" 2>&1 | tee -a "$out/summary.txt"
+
+# The cuda and nccl roles' own check programs (roles/*/files), compiled with the arguments their verify.yml gives gcc
+# and run on the GPUs: their asserts want "devices=N" at the end of a line and "allreduce ok devices=N ".
+step "the roles' check programs: cuda_device_query.c and nccl_allreduce.c on the GPUs"
+checks=$work/role-checks
+mkdir -p "$checks"
+ln -sfn "$nccl_dir/lib/libnccl.so.2" "$checks/libnccl.so"
+{ gcc "$here/roles/cuda/files/cuda_device_query.c" -o "$checks/cuda_device_query" -I"$cuda_home/include" \
+    -L"$cuda_home/lib64" -Wl,-rpath,"$cuda_home/lib64" -lcudart 2>&1 && "$checks/cuda_device_query" 2>&1
+  echo "cuda_device_query rc $?"
+  gcc "$here/roles/nccl/files/nccl_allreduce.c" -o "$checks/nccl_allreduce" -I"$nccl_dir/include" -L"$checks" \
+    -Wl,-rpath,"$nccl_dir/lib" -I"$cuda_home/include" -I"$cuda_home/include/cccl" -L"$cuda_home/lib64" \
+    -Wl,-rpath,"$cuda_home/lib64" -lnccl -lcudart 2>&1 && "$checks/nccl_allreduce" 2>&1
+  echo "nccl_allreduce rc $?"
+} > "$out/role-checks.txt" 2>&1
+tee -a "$out/summary.txt" < "$out/role-checks.txt"
+
 step "site.yml --tags nvidia_driver,horovod,benchmark (the first play, preflight, always runs)"
 start=$(date +%s)
 [ "$(left)" -gt 120 ] || fail "only $(left)s of GPU_HOST_BUDGET left before site.yml"
@@ -320,7 +349,7 @@ echo "NCCL INFO logs: $(find "$out/nccl-info" -type f | wc -l)" | tee -a "$out/s
 
 # One line per claim; the exit status is 0 only when each passed.
 step "verdict"
-GPU_HOST_AGAIN="$again" python3 - "$out" <<'PY' | tee -a "$out/summary.txt"
+GPU_HOST_AGAIN="$again" GPU_HOST_NGPU="$ngpu" python3 - "$out" <<'PY' | tee -a "$out/summary.txt"
 import json, os, re, sys
 out = sys.argv[1]
 def read(name):
@@ -354,6 +383,12 @@ claims = [
     ("the second converge changed nothing", os.environ.get("GPU_HOST_AGAIN") == "unchanged",
      os.environ.get("GPU_HOST_AGAIN")),
     ("node_health ran", '"checks"' in health, "see node_health.json"),
+    ("the cuda role's device query saw every GPU (devices=N)", bool(re.search(
+        r"devices=%s$" % os.environ.get("GPU_HOST_NGPU", "?"), read("role-checks.txt"), re.M)), "role-checks.txt"),
+    ("the nccl role's all-reduce ran over every GPU", bool(re.search(
+        r"^allreduce ok devices=%s " % os.environ.get("GPU_HOST_NGPU", "?"), read("role-checks.txt"), re.M)),
+     "role-checks.txt"),
+    ("fabric_facts answered", '"fabric"' in read("fabric_facts.json"), "fabric_facts.json"),
     ("the first play's health gate judged the node", bool(re.search(
         r"TASK \[gpucluster\.horovod\.preflight : Judge the health of the GPU nodes[^\n]*\n[^\n]*\nok: ",
         read("site.log"))), "site.log"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -213,16 +214,25 @@ def test_summary_is_the_worst_status():
     assert h.summary([{"status": "warn"}, {"status": "fail"}, {"status": "ok"}]) == "fail"
 
 
-def test_the_h200_of_the_lent_gpu_server_is_healthy_as_the_module_said_there():
-    # Captured by tools/gpu-host-check.sh on the lent GPU server (fixtures README): the module reported these eight
-    # checks ok there; the same parsers and rules must say so here. Its dmesg has NVRM lines that are not XIDs (an
-    # FBHUB interrupt cleared at boot, the persistence-mode deprecation notice) and its nvlink -s printed nothing.
-    smi = h.parse_smi_xml(read("smi_h200_healthy.xml"))
+@pytest.mark.parametrize(
+    ("xml", "kern", "model"),
+    [
+        ("smi_h200_healthy.xml", "kern_h200_dmesg.txt", "NVIDIA H200"),
+        # the second lent machine: one correctable SRAM error in the lifetime counters, none since the driver loaded
+        ("smi_h100_lent_aggregate_sram_correctable.xml", "kern_h100_dmesg.txt", "NVIDIA H100 80GB HBM3"),
+    ],
+)
+def test_the_gpus_of_the_lent_gpu_servers_are_healthy_as_the_module_said_there(xml, kern, model):
+    # Captured by tools/gpu-host-check.sh on the lent GPU servers (fixtures README): the module reported these eight
+    # checks ok there; the same parsers and rules must say so here. Their dmesg has NVRM lines that are not XIDs (an
+    # FBHUB interrupt cleared at boot, the persistence-mode deprecation notice) and nvlink -s printed nothing on either.
+    smi = h.parse_smi_xml(read(xml))
     assert (smi["driver_version"], smi["cuda_version"], smi["attached_gpus"]) == ("580.159.04", "13.0", 1)
     (gpu,) = smi["gpus"]
-    assert gpu["name"] == "NVIDIA H200"
+    assert gpu["name"] == model
     assert (gpu["pcie_width_max"], gpu["pcie_width_current"]) == (16, 16)
-    xids = h.parse_xids(read("kern_h200_dmesg.txt"))
+    assert (gpu["ecc_volatile_uncorrectable"], gpu["ecc_aggregate_uncorrectable"]) == (0, 0)
+    xids = h.parse_xids(read(kern))
     assert xids == []
     checks = h.evaluate(smi, xids=xids, nvlink=h.parse_nvlink_status(read("nvlink_h200_vm_empty.txt")), expected_gpus=1)
     assert [(c["name"], c["status"]) for c in checks] == [
@@ -234,6 +244,23 @@ def test_the_h200_of_the_lent_gpu_server_is_healthy_as_the_module_said_there():
         ("pcie_link", "ok"),
         ("clocks_slowdown", "ok"),
         ("persistence_mode", "ok"),
+    ]
+
+
+def test_the_h100_checks_here_are_the_ones_the_module_returned_there():
+    # what node_health returned on the lent H100 (fixtures/benchmark/h100/node_health-vm.json) is what the parsers
+    # and rules give here for the XML and kernel log read from that machine a minute later
+    there = json.loads((FIX.parent / "benchmark" / "h100" / "node_health-vm.json").read_text())
+    smi = h.parse_smi_xml(read("smi_h100_lent_aggregate_sram_correctable.xml"))
+    here = h.evaluate(
+        smi,
+        xids=h.parse_xids(read("kern_h100_dmesg.txt")),
+        nvlink=h.parse_nvlink_status(read("nvlink_h200_vm_empty.txt")),
+        expected_gpus=1,
+    )
+    assert there["status"] == h.summary(here) == "ok"
+    assert [(c["name"], c["status"], c["reason"]) for c in there["checks"]] == [
+        (c["name"], c["status"], c["reason"]) for c in here
     ]
 
 

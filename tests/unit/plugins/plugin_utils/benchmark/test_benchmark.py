@@ -661,6 +661,29 @@ def test_h200_result_validates_recombines_and_says_what_one_worker_means():
     assert "hvd/peer time ratio (1 worker) >=64MiB: 0.05" in "\n".join(r.summary_table(doc))
 
 
+def test_h100_result_of_main_validates_recombines_and_has_the_health_section():
+    """The check on the second lent machine (fixtures/benchmark/h100, one H100 80GB HBM3): a result.json written by
+    the role at main 8b13c50, after the per-worker-count runs and the partial report landed."""
+    jsonschema = pytest.importorskip("jsonschema")
+    h100 = FIX / "h100"
+    doc = b.load_result((h100 / "result.json").read_text())
+    jsonschema.validate(doc, b.RESULT_SCHEMA)
+    s = doc["summary"]
+    assert (s["device"], s["workers_max"], s["correct"], s["partial"]) == ("cuda", 1, True, False)
+    assert s["overhead_ratio"] == pytest.approx(1713.1 / 1718.9, abs=5e-4)
+    assert [n["gpu_models"] for n in doc["nodes"]] == [["NVIDIA H100 80GB HBM3"]]
+    assert doc["nodes"][0]["health"] == {"before": "ok", "after": "ok", "findings": [], "new_xids": []}
+    runs = [json.loads((h100 / n).read_text()) for n in ("run-hvd-np1.json", "run-torch-np1.json", "run-plain.json")]
+    again = b.combine(runs, nccl_tests=(h100 / "nccl-tests-all_reduce_perf.txt").read_text(), run_id="r")
+    for key in ("device", "correct", "ratio_large", "overhead_ratio"):
+        assert again["summary"][key] == s[key], key
+    md = r.render_markdown(doc)
+    assert "Horovod overhead at one worker: **1.00** (Horovod 1713.1 / plain torch 1718.9 samples/s)" in md
+    assert "## Node health" in md
+    # the report the role wrote there is what the report code renders from its result.json here
+    assert md.rstrip("\n") == (h100 / "report.md").read_text().rstrip("\n")
+
+
 def test_node_health_around_the_runs_finds_an_xid_logged_during_them():
     before = json.loads((H200 / "node_health-vm.json").read_text())  # the H200's real result: ok, no XID
     assert (before["status"], before["xids"]) == ("ok", [])
