@@ -16,7 +16,7 @@ COLLECTION_LINK := .cache/collections/ansible_collections/gpucluster/horovod
 SCENARIO ?=
 INVENTORY ?= inventories/sandbox/hosts.yml
 
-.PHONY: help venv host images lint unit sanity molecule clean-caches timing-single-node bench-converge build docs docs-check test run sandbox sandbox-destroy clean
+.PHONY: help venv host images lint unit sanity docs-site molecule clean-caches timing-single-node bench-converge build docs docs-check test run sandbox sandbox-destroy clean
 
 help:
 	@echo "make run              sandbox cluster + site.yml + benchmark report"
@@ -72,6 +72,10 @@ sanity: venv host
 
 build: venv
 	scripts/build-collection.sh
+
+# The documentation site alone (build/docs-site/build/html; the build tier builds it too)
+docs-site: venv
+	scripts/docs-site.sh
 
 molecule: venv images
 	scripts/molecule.sh $(SCENARIO)

@@ -3,6 +3,7 @@
 # site playbook resolves by FQCN from the installed copy (not from the checkout).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root=$PWD
 mkdir -p build
 rm -f build/gpucluster-horovod-*.tar.gz
 ansible-galaxy collection build --force --output-path build .
@@ -22,3 +23,7 @@ ansible-galaxy collection install --no-deps -p "$tmp" "$tarball"
 ansible-galaxy collection list gpucluster.horovod -p "$tmp"
 ansible-playbook --syntax-check -i localhost, gpucluster.horovod.site
 echo "collection $(basename "$tarball") installs and gpucluster.horovod.site resolves"
+# Galaxy's importer, a clean environment with ansible-core alone, the execution environment's build context and the
+# documentation site (scripts/ecosystem-check.sh)
+cd "$root"
+scripts/ecosystem-check.sh "$tarball"

@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # Every test tier, in order of cost. Each tier prints its duration; the summary says what ran
-# and passed. A failed tier does not stop the later ones, so one run shows everything. lint, unit and sanity
-# run at the same time (their durations overlap; the summary's total is the wall-clock time).
+# and passed. A failed tier does not stop the later ones, so one run shows everything. lint, unit, sanity and
+# build run at the same time (their durations overlap; the summary's total is the wall-clock time).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
 # TEST_TIERS picks some of them (for example "lint unit sanity build" while changing the tiers themselves).
 read -r -a tiers <<< "${TEST_TIERS:-lint unit sanity build molecule}"
-# lint, unit and sanity are independent and short, and none keeps both cores busy: they run at the same time, each
-# into its own log, printed whole in tier order when all three are done (about two minutes less than one after the
+# lint, unit, sanity and build are independent and short, and none keeps both cores busy: they run at the same time,
+# each into its own log, printed whole in tier order when all are done (about two minutes less than one after the
 # other). The venv and the host setup they share are made first. The molecule tier, the long one, starts at the same
 # time in the foreground (its progress printed as it goes): the machine is CPU-bound while molecule runs, and the
 # short tiers fill what their own tails leave idle (lint alone for its last minute and a half, the build tier, the
 # images check) instead of holding molecule back by about four minutes. Its result is printed in tier order after.
-together=(lint unit sanity)
+together=(lint unit sanity build)
 declare -A took result
 passed=0; failed=0
 total_start=$(date +%s)
@@ -36,7 +36,7 @@ for tier in "${together[@]}"; do
 done
 if [[ " ${tiers[*]} " == *" molecule "* ]]; then
     echo
-    echo "===== tier: molecule (started beside lint, unit and sanity; their logs follow it) ====="
+    echo "===== tier: molecule (started beside lint, unit, sanity and build; their logs follow it) ====="
     start=$(date +%s)
     make --no-print-directory molecule
     echo $? > "$logs/molecule.rc"

@@ -10,8 +10,9 @@ short_description: What to install for each framework Horovod is built with
 version_added: "0.1.0"
 description:
   - Takes a list of framework specs C({name, version, variant}) (the resolved framework first, then
-    O(horovod_extra_frameworks)) and returns, per framework, the pip distribution, the requirement that
-    only the right build satisfies, the module to import and the HOROVOD_WITH_* flag.
+    O(gpucluster.horovod.horovod#role:main:horovod_extra_frameworks)) and returns, per framework, the pip
+    distribution, the requirement that only the right build satisfies, the module to import and the HOROVOD_WITH_*
+    flag.
   - "PyTorch: C(torch==2.13.0+cpu) (the CUDA variant is the PEP 440 local label). TensorFlow: the C(cpu)
     variant is the C(tensorflow-cpu) distribution, a CUDA variant C(tensorflow[and-cuda]) (2.14 and later:
     NVIDIA's libraries as wheels), no variant the plain C(tensorflow). MXNet: C(mxnet-cu112) for a CUDA variant."

@@ -12,7 +12,7 @@ short_description: Combine Horovod benchmark results into one JSON document, a M
 version_added: "1.0.0"
 description:
   - Action plugin that runs on the control node. It reads the C(run-*.json) documents written by the
-    C(hvd_benchmark.py) program of the M(gpucluster.horovod.horovod_benchmark) role (Horovod, the peer baseline
+    C(hvd_benchmark.py) program of the C(gpucluster.horovod.horovod_benchmark) role (Horovod, the peer baseline
     and the plain-framework training baseline), the C(iperf3-<host>.json) outputs and the
     C(nccl-tests-*.txt) output of nccl-tests' C(all_reduce_perf) under O(raw_dir), recomputes every bandwidth
     figure, and writes C(result.json) (schema_version 1), C(report.md) and PNG plots into O(dest).
