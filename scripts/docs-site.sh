@@ -3,11 +3,11 @@
 # entry point of the collection from their own documentation, the guides (README.md, docs/*.md) join it as Markdown
 # pages, and Sphinx builds it with warnings as errors (-W): a broken reference between the plugins' docs fails here.
 # The output (build/docs-site/build/html) is not committed. The tools come from the ecosystem venv
-# (scripts/ecosystem-venv.sh).
+# (scripts/cached-venv.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-venv=$(scripts/ecosystem-venv.sh)
+venv=$(scripts/cached-venv.sh ecosystem requirements-ecosystem.txt)
 site=build/docs-site
 rm -rf "$site"
 mkdir -p "$site"

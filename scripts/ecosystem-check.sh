@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 tarball=$(realpath "${1:?the built collection artifact}")
-venv=$(scripts/ecosystem-venv.sh)
+venv=$(scripts/cached-venv.sh ecosystem requirements-ecosystem.txt)
 dev_collections=$(.venv/bin/python -c 'import ansible_collections, os; print(os.path.dirname(list(ansible_collections.__path__)[0]))')
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
