@@ -24,6 +24,29 @@ def _f(v: Optional[float], fmt: str = "%.2f") -> str:
     return "-" if v is None else fmt % v
 
 
+def _ratio(c: Dict[str, Any]) -> str:
+    """A comparison row's ratio, with the p10-p90 of its paired iterations when the peer ran interleaved."""
+    if c.get("ratio_p10") is None or c.get("ratio_p90") is None:
+        return _f(c["ratio"])
+    return "%s (%s-%s)" % (_f(c["ratio"]), _f(c["ratio_p10"]), _f(c["ratio_p90"]))
+
+
+def goal_lines(doc: Dict[str, Any]) -> List[str]:
+    """One line per goal of the summary: the value, its spread, met or not, and whether the noise decides."""
+    lines = []
+    for g in (doc.get("summary") or {}).get("goals") or []:
+        if g["value"] is None:
+            lines.append("%s >= %.2f: not measured in this run" % (g["name"], g["target"]))
+            continue
+        spread = "" if g.get("p10") is None else " (p10-p90 %.2f-%.2f)" % (g["p10"], g["p90"])
+        where = " at %s" % human_bytes(g["bytes"]) if g.get("bytes") else ""
+        verdict = "met" if g["met"] else "NOT met"
+        if g.get("within_spread"):
+            verdict += ", within the noise (the goal lies inside the spread)"
+        lines.append("%s >= %.2f: %.2f%s%s, %s" % (g["name"], g["target"], g["value"], where, spread, verdict))
+    return lines
+
+
 def shared_warning(doc: Dict[str, Any]) -> Optional[str]:
     """The sentence that says which nodes share one kernel (one physical machine), or None."""
     groups = (doc.get("summary") or {}).get("shared_machines") or []
@@ -131,17 +154,17 @@ def overhead_line(doc: Dict[str, Any]) -> Optional[str]:
 def summary_table(doc: Dict[str, Any]) -> List[str]:
     """Short fixed-width table the play prints at the end."""
     s = doc["summary"]
-    lines = ["%-10s %12s %12s %8s %12s" % ("size", "hvd Gbit/s", "peer Gbit/s", "ratio", "link frac")]
+    lines = ["%-10s %12s %12s %18s %10s" % ("size", "hvd Gbit/s", "peer Gbit/s", "ratio (p10-p90)", "link frac")]
     for c in doc["comparison"]:
         if c["bytes"] < 1024 * 1024 and c is not doc["comparison"][0]:
             continue
         lines.append(
-            "%-10s %12s %12s %8s %12s"
+            "%-10s %12s %12s %18s %10s"
             % (
                 human_bytes(c["bytes"]),
                 _gbps(c["horovod_busbw_Bps"]),
                 _gbps(c["peer_busbw_Bps"]),
-                _f(c["ratio"]),
+                _ratio(c),
                 _f(c["horovod_link_fraction"]),
             )
         )
@@ -152,6 +175,7 @@ def summary_table(doc: Dict[str, Any]) -> List[str]:
         )
     if overhead_line(doc):
         lines.append(overhead_line(doc))
+    lines += ["goal: " + g for g in goal_lines(doc)]
     if doc.get("nccl_tests"):
         lines.append(
             "nccl-tests all_reduce_perf: avg busbw %s GB/s | Horovod / nccl-tests busbw >=64MiB: %s"
@@ -358,6 +382,26 @@ def _warning_bullets(doc: Dict[str, Any]) -> List[str]:
     return out
 
 
+def _allreduce_notes(doc: Dict[str, Any]) -> List[str]:
+    """What the allreduce table's figures are, and the goals held against them."""
+    paired = any(c.get("paired") for c in doc["comparison"])
+    out = [
+        "",
+        "Bus bandwidth = size / time x 2(n-1)/n; time = median over iterations of the slowest rank%s."
+        % ("; " + _ONE_WORKER_NOTE if _one_worker(doc) else ""),
+        (
+            "Ratio = Horovod / peer (> 1: Horovod faster). The peer ran in the same job, its iterations interleaved "
+            "with Horovod's: the ratio is the median of the iterations' ratios, (p10-p90) their spread."
+            if paired
+            else "Ratio = Horovod / peer (> 1: Horovod faster), from two separate runs' medians: no spread measured."
+        ),
+        "",
+    ]
+    if goal_lines(doc):
+        out += ["### Goals", ""] + ["- " + g for g in goal_lines(doc)] + [""]
+    return out
+
+
 def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
     s = doc["summary"]
     ar = doc["allreduce"]
@@ -407,7 +451,7 @@ def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
         "## Allreduce (%d workers)" % ar["workers"],
         "",
         "| size | Horovod time (median / p90) | Horovod busbw Gbit/s | peer time (median) "
-        "| peer busbw Gbit/s | ratio | Horovod / link |",
+        "| peer busbw Gbit/s | ratio (p10-p90) | Horovod / link |",
         "|---:|---:|---:|---:|---:|---:|---:|",
     ]
     hvd_by = {r["bytes"]: r for r in ar["horovod"]}
@@ -421,16 +465,11 @@ def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
                 _gbps(c["horovod_busbw_Bps"]),
                 "-" if c["peer_time_s"] is None else "%.3f ms" % (c["peer_time_s"] * 1e3),
                 _gbps(c["peer_busbw_Bps"]),
-                _f(c["ratio"]),
+                _ratio(c),
                 _f(c["horovod_link_fraction"]),
             )
         )
-    out += [
-        "",
-        "Bus bandwidth = size / time x 2(n-1)/n; time = median over iterations of the slowest rank%s."
-        % ("; " + _ONE_WORKER_NOTE if _one_worker(doc) else ""),
-        "",
-    ]
+    out += _allreduce_notes(doc)
     if doc["scaling"]:
         out += ["## Training throughput (synthetic data)", ""]
         if shared_warning(doc):

@@ -19,9 +19,15 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from .nccl_tests import NcclTestsError, nccl_version_text
 from .nccl_tests import parse_nccl_tests as _parse_nccl_tests
-from .schema import PEER_MODES, PLAIN_MODE, RESULT_SCHEMA, SCHEMA_VERSION, schema_errors
+from .schema import PAIRED_MODE, PEER_MODES, PLAIN_MODE, RESULT_SCHEMA, SCHEMA_VERSION, schema_errors
 
 LARGE_MESSAGE_BYTES = 64 * 1024 * 1024
+# The comparison's goals (issue 37; docs/performance.md): Horovod against the peer library at large messages and
+# at small ones (4 KiB to 256 KiB), and Horovod at one worker against the plain framework.
+GOAL_RATIO_LARGE = 0.95
+GOAL_RATIO_SMALL = 0.8
+GOAL_SMALL_BYTES = (4 * 1024, 256 * 1024)
+GOAL_OVERHEAD = 0.95
 
 
 class BenchmarkError(Exception):
@@ -110,14 +116,7 @@ def normalize_run(doc: Dict[str, Any], source: str = "?") -> Dict[str, Any]:
         if key not in doc:
             raise BenchmarkError(f"benchmark output {source} lacks {key!r} (is it a hvd_benchmark.py result?)")
     workers = int(doc["size"])
-    rows = []
-    for row in doc.get("allreduce") or []:
-        med = float(row["time_median_s"])
-        new = dict(row)
-        new["algbw_Bps"] = algbw(int(row["bytes"]), med)
-        new["busbw_Bps"] = busbw(int(row["bytes"]), med, workers)
-        new["correct"] = bool(row["correct"]) and int(row["ranks_reported"]) == workers
-        rows.append(new)
+    rows = _sweep_rows(doc.get("allreduce"), workers)
     run = {
         "tag": str(doc["tag"]),
         "mode": doc["mode"],
@@ -138,13 +137,34 @@ def normalize_run(doc: Dict[str, Any], source: str = "?") -> Dict[str, Any]:
     }
     if doc.get("training"):
         run["training"] = doc["training"]
+    if doc["mode"] == PAIRED_MODE:
+        # Horovod's sweep is "allreduce"; the peer's, interleaved with it, and the iterations' paired ratios
+        run["peer_allreduce"] = _sweep_rows(doc.get("peer_allreduce"), workers)
+        run["peer_library"] = doc.get("peer_library")
+        run["paired"] = [dict(r) for r in doc.get("paired") or []]
     return run
+
+
+def _sweep_rows(sweep: Any, workers: int) -> List[Dict[str, Any]]:
+    rows = []
+    for row in sweep or []:
+        med = float(row["time_median_s"])
+        new = dict(row)
+        new["algbw_Bps"] = algbw(int(row["bytes"]), med)
+        new["busbw_Bps"] = busbw(int(row["bytes"]), med, workers)
+        new["correct"] = bool(row["correct"]) and int(row["ranks_reported"]) == workers
+        rows.append(new)
+    return rows
+
+
+def _all_rows(run: Dict[str, Any]) -> List[Dict[str, Any]]:
+    return run["allreduce"] + run.get("peer_allreduce", [])
 
 
 def _every_rank(run: Dict[str, Any]) -> bool:
     w = run["workers"]
     ok = len(run["ranks"]) == w and sorted(r.get("rank") for r in run["ranks"]) == list(range(w))
-    ok = ok and all(int(r["ranks_reported"]) == w for r in run["allreduce"])
+    ok = ok and all(int(r["ranks_reported"]) == w for r in _all_rows(run))
     tr = run.get("training")
     if tr:
         ok = ok and int(tr.get("ranks_reported", 0)) == w
@@ -163,7 +183,22 @@ def _normalize_runs(runs: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
 
 
 def _allreduce_pair(norm: List[Dict[str, Any]]) -> Dict[str, Any]:
-    """The worker count both Horovod and the peer library ran at (else Horovod's largest), and their rows."""
+    """The worker count both Horovod and the peer library ran at (else Horovod's largest), and their rows.
+
+    A paired run (mode both: the two interleaved in one job) is the comparison when there is one, at its largest
+    worker count: its iterations saw the same machine state, two separate runs did not.
+    """
+    paired = [r for r in norm if r["mode"] == PAIRED_MODE and r["allreduce"] and r.get("peer_allreduce")]
+    if paired:
+        run = max(paired, key=lambda r: r["workers"])
+        return {
+            "workers": run["workers"],
+            "inplace": bool(run.get("options", {}).get("inplace", False)),
+            "horovod": run["allreduce"],
+            "peer": run["peer_allreduce"],
+            "peer_library": run.get("peer_library"),
+            "paired": run.get("paired") or [],
+        }
     hvd_ar = [r for r in norm if r["mode"] == "horovod" and r["allreduce"]]
     # the peer baseline: torch.distributed (mode torch) or TensorFlow's MultiWorkerMirroredStrategy (mode tensorflow)
     peer_ar = [r for r in norm if r["mode"] in PEER_MODES and r["allreduce"]]
@@ -204,12 +239,17 @@ def _comparison(
     pair: Dict[str, Any], link_bps: Optional[float], nccl_tests: Optional[Dict[str, Any]] = None
 ) -> List[Dict[str, Any]]:
     peer_by = {r["bytes"]: r for r in pair["peer"]}
+    paired_by = {r["bytes"]: r for r in pair.get("paired") or []}
     nccl_by = {r["bytes"]: r for r in (nccl_tests or {}).get("rows", [])}
     comparison = []
     for row in pair["horovod"]:
         peer = peer_by.get(row["bytes"])
-        ratio = None
-        if peer and peer["busbw_Bps"] > 0:
+        paired = paired_by.get(row["bytes"])
+        ratio = p10 = p90 = None
+        if paired:
+            # the iterations' own ratios (peer time / Horovod time, the same as busbw Horovod / peer)
+            ratio, p10, p90 = paired["ratio_median"], paired["ratio_p10"], paired["ratio_p90"]
+        elif peer and peer["busbw_Bps"] > 0:
             ratio = row["busbw_Bps"] / peer["busbw_Bps"]
         elif peer and peer["time_median_s"] > 0 and pair["workers"] == 1:
             ratio = peer["time_median_s"] / row["time_median_s"]
@@ -223,6 +263,9 @@ def _comparison(
                 "horovod_time_s": row["time_median_s"],
                 "peer_time_s": peer["time_median_s"] if peer else None,
                 "ratio": ratio,
+                "paired": bool(paired),
+                "ratio_p10": p10,
+                "ratio_p90": p90,
                 "horovod_link_fraction": (row["busbw_Bps"] / link_bps) if link_bps else None,
                 "peer_link_fraction": (peer["busbw_Bps"] / link_bps) if (peer and link_bps) else None,
                 "nccl_tests_busbw_Bps": nccl_bps,
@@ -414,7 +457,7 @@ def _summary(
         nccl = [c for c in comparison if c.get("nccl_tests_ratio") is not None][-1:]
     return {
         "every_rank_reported": all(_every_rank(r) for r in norm),
-        "correct": all(row["correct"] for r in norm for row in r["allreduce"]),
+        "correct": all(row["correct"] for r in norm for row in _all_rows(r)),
         "device": ",".join(sorted({r["device"] for r in norm})),
         "framework": ",".join(sorted({r["framework"] for r in norm})),
         "workers_max": workers,
@@ -427,6 +470,50 @@ def _summary(
         "link_Bps": link_bps,
         "runs": len(norm),
     }
+
+
+def _goal(name: str, target: float, rows: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """The row with the lowest ratio decides; met when its ratio reaches the target; within_spread when the
+    target lies inside that row's p10-p90 (a paired row): the gap, or the margin, is not larger than the noise."""
+    rows = [c for c in rows if c["ratio"] is not None]
+    worst = min(rows, key=lambda c: c["ratio"], default=None)
+    if worst is None:
+        return {"name": name, "target": target, "value": None, "p10": None, "p90": None, "met": None}
+    p10, p90 = worst.get("ratio_p10"), worst.get("ratio_p90")
+    entry = {
+        "name": name,
+        "target": target,
+        "value": worst["ratio"],
+        "bytes": worst["bytes"],
+        "p10": p10,
+        "p90": p90,
+        "met": worst["ratio"] >= target,
+        "within_spread": p10 is not None and p90 is not None and p10 <= target <= p90,
+    }
+    return entry
+
+
+def goals(comparison: List[Dict[str, Any]], over: Optional[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    """The comparison held against the goals (GOAL_*): the worst size of each range, None where not measured."""
+    lo, hi = GOAL_SMALL_BYTES
+    large = [c for c in comparison if c["bytes"] >= LARGE_MESSAGE_BYTES]
+    small = [c for c in comparison if lo <= c["bytes"] <= hi]
+    out = [
+        _goal("Horovod / peer at >= 64 MiB", GOAL_RATIO_LARGE, large),
+        _goal("Horovod / peer from 4 KiB to 256 KiB", GOAL_RATIO_SMALL, small),
+    ]
+    ratio = (over or {}).get("overhead_ratio")
+    out.append(
+        {
+            "name": "Horovod at one worker / plain framework",
+            "target": GOAL_OVERHEAD,
+            "value": ratio,
+            "p10": None,
+            "p90": None,
+            "met": None if ratio is None else ratio >= GOAL_OVERHEAD,
+        }
+    )
+    return out
 
 
 def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the action plugin and tests
@@ -477,6 +564,7 @@ def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the a
         transport_problem=(transport or {}).get("problem") or None,
         partial=bool(failure),
     )
+    summary["goals"] = goals(comparison, over)
     doc = {
         "schema_version": SCHEMA_VERSION,
         "run_id": run_id,

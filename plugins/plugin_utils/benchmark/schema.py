@@ -17,6 +17,8 @@ SCHEMA_VERSION = 1
 # the plain-framework training baseline (one process, no Horovod).
 PEER_MODES = ("torch", "tensorflow")
 PLAIN_MODE = "plain"
+# Horovod and the peer (torch.distributed) in one job, their iterations interleaved: the paired comparison.
+PAIRED_MODE = "both"
 
 _NUM = {"type": "number", "minimum": 0}
 _ROW = {
@@ -67,7 +69,7 @@ RESULT_SCHEMA: Dict[str, Any] = {
                 "required": ["tag", "mode", "library", "workers", "device", "ranks"],
                 "properties": {
                     "workers": {"type": "integer", "minimum": 1},
-                    "mode": {"type": "string", "enum": ["horovod", *PEER_MODES, PLAIN_MODE]},
+                    "mode": {"type": "string", "enum": ["horovod", *PEER_MODES, PLAIN_MODE, PAIRED_MODE]},
                     "framework": {"type": "string", "enum": ["pytorch", "tensorflow"]},
                     "ranks": {"type": "array"},
                     "allreduce": {"type": "array", "items": _ROW},
@@ -100,7 +102,20 @@ RESULT_SCHEMA: Dict[str, Any] = {
                 "properties": {"bits_per_second": _NUM},
             },
         },
-        "comparison": {"type": "array", "items": {"type": "object", "required": ["bytes", "ratio"]}},
+        "comparison": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["bytes", "ratio"],
+                "properties": {
+                    # paired (the peer interleaved with Horovod in one job): the ratio is the median of the
+                    # iterations' ratios, p10-p90 their spread; unpaired: one ratio of two runs' medians, no spread
+                    "paired": {"type": "boolean"},
+                    "ratio_p10": {"type": ["number", "null"], "minimum": 0},
+                    "ratio_p90": {"type": ["number", "null"], "minimum": 0},
+                },
+            },
+        },
         # Optional sections (absent from results of before they existed, which stay valid):
         "nodes": {
             "type": "array",
@@ -178,6 +193,22 @@ RESULT_SCHEMA: Dict[str, Any] = {
                 "overhead_ratio": {"type": ["number", "null"], "minimum": 0},
                 "ratio_nccl_tests_large": {"type": ["number", "null"], "minimum": 0},
                 "partial": {"type": "boolean"},
+                "goals": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["name", "target", "value", "met"],
+                        "properties": {
+                            "name": {"type": "string"},
+                            "target": _NUM,
+                            "value": {"type": ["number", "null"], "minimum": 0},
+                            "p10": {"type": ["number", "null"], "minimum": 0},
+                            "p90": {"type": ["number", "null"], "minimum": 0},
+                            "met": {"type": ["boolean", "null"]},
+                            "within_spread": {"type": "boolean"},
+                        },
+                    },
+                },
             },
         },
     },

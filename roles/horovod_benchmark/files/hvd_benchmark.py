@@ -350,6 +350,38 @@ def run_sweep(ops, comms, rank, size, args):
     return out
 
 
+def paired_ratios(hvd_per_rank, peer_per_rank):
+    """Rank 0, ``--mode both``: per size the ratios of the interleaved iterations, Horovod against the peer.
+
+    Iteration i of the two libraries ran back to back on the same machine state (run_sweep alternates them), so
+    peer time / Horovod time of each iteration (the slowest rank each) is one paired sample of Horovod's relative
+    throughput (busbw ratio: > 1 Horovod faster). The median says where the ratio is, p10-p90 how much load on the
+    machine moved it: a gap outside that spread is Horovod's, one inside it is noise.
+    """
+    rows = []
+    for idx, first in enumerate(hvd_per_rank[0]):
+        hvd_entries = [r[idx] for r in hvd_per_rank]
+        peer_entries = [r[idx] for r in peer_per_rank]
+        ratios = []
+        for i in range(first["iters"]):
+            hvd_t = max(e["times_s"][i] for e in hvd_entries)
+            peer_t = max(e["times_s"][i] for e in peer_entries)
+            if hvd_t > 0:
+                ratios.append(peer_t / hvd_t)
+        if not ratios:
+            continue
+        rows.append(
+            {
+                "bytes": first["bytes"],
+                "pairs": len(ratios),
+                "ratio_median": statistics.median(ratios),
+                "ratio_p10": percentile(ratios, 10),
+                "ratio_p90": percentile(ratios, 90),
+            }
+        )
+    return rows
+
+
 def combine_sweep(per_rank, size):
     """Rank 0: per iteration the slowest rank counts; median/p90 over iterations."""
     rows = []
@@ -956,6 +988,7 @@ def main(argv=None):  # noqa: PLR0912, PLR0915 - argument table and the modes, r
         doc["allreduce"] = combine_sweep([g[first] for g in gathered], size)
         if args.mode == "both":
             doc["peer_allreduce"] = combine_sweep([g[comms[1].name] for g in gathered], size)
+            doc["paired"] = paired_ratios([g[first] for g in gathered], [g[comms[1].name] for g in gathered])
     if args.training:
         tr = run_training(torch, hvd, rank, device, args)
         all_tr = hvd.allgather_object(tr, name="bench.training")

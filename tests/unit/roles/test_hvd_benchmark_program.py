@@ -289,6 +289,11 @@ def test_both_mode_measures_torch_distributed_beside_horovod(tmp_path, monkeypat
     assert doc["peer_library"] == "torch.distributed/gloo" and doc["rendezvous"].startswith("127.0.0.1:")
     for key in ("allreduce", "peer_allreduce"):
         assert [row["bytes"] for row in doc[key]] == [4096, 65536] and all(row["correct"] for row in doc[key])
+    # one paired ratio per measured iteration, its median inside its p10-p90
+    for row in doc["paired"]:
+        assert row["pairs"] == next(r["iters"] for r in doc["allreduce"] if r["bytes"] == row["bytes"])
+        assert 0 < row["ratio_p10"] <= row["ratio_median"] <= row["ratio_p90"]
+    assert [row["bytes"] for row in doc["paired"]] == [4096, 65536]
 
 
 @pytest.mark.frameworks
@@ -303,3 +308,15 @@ def test_horovod_mode_with_tensorflow_sweeps_and_trains_keras(tmp_path, monkeypa
     assert all(row["correct"] for row in doc["allreduce"])
     assert doc["training"]["model"] == "smallconvnet" and doc["training"]["samples_per_s_total"] > 0
     assert hvd.calls == ["init", "shutdown"]
+
+
+def test_paired_ratios_pair_each_iteration_across_ranks():
+    # two ranks, one size, four iterations; each iteration counts its slowest rank, per library
+    def sweep(times_by_rank):
+        return [[{"bytes": 4096, "iters": 4, "times_s": t}] for t in times_by_rank]
+
+    hvd = sweep([[1.0, 1.0, 2.0, 1.0], [1.0, 2.0, 1.0, 1.0]])  # slowest: 1, 2, 2, 1
+    peer = sweep([[2.0, 2.0, 2.0, 0.5], [1.0, 1.0, 1.0, 0.5]])  # slowest: 2, 2, 2, 0.5
+    (row,) = hb.paired_ratios(hvd, peer)
+    # ratios 2, 1, 1, 0.5: median 1, nearest-rank p10 0.5 and p90 2
+    assert row == {"bytes": 4096, "pairs": 4, "ratio_median": 1.0, "ratio_p10": 0.5, "ratio_p90": 2.0}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import copy
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -151,6 +152,71 @@ def test_combine_by_hand():
     assert b.schema_errors(doc) == []
 
 
+def both_doc(workers, rows, paired):
+    """A --mode both document: Horovod's sweep, the peer's interleaved with it, the iterations' paired ratios."""
+    doc = run_doc("both", workers, [(nbytes, t_hvd) for nbytes, t_hvd, _ in rows])
+    doc["library"] = "horovod"
+    doc["peer_library"] = "torch.distributed/gloo"
+    doc["peer_allreduce"] = run_doc("torch", workers, [(nbytes, t_peer) for nbytes, _, t_peer in rows])["allreduce"]
+    doc["paired"] = [
+        {"bytes": nbytes, "pairs": 5, "ratio_median": med, "ratio_p10": p10, "ratio_p90": p90}
+        for nbytes, (med, p10, p90) in paired.items()
+    ]
+    return doc
+
+
+def test_a_paired_run_is_the_comparison_with_its_spread_and_the_goals():
+    runs = [
+        run_doc("horovod", 1, [(4096, 0.001), (64 * MIB, 0.05)], training=100.0),
+        run_doc("horovod", 2, [(4096, 0.002), (64 * MIB, 0.1)], training=180.0),
+        # the separate peer run of before would say 0.5 at 64 MiB; the paired run is what counts
+        run_doc("torch", 2, [(4096, 0.001), (64 * MIB, 0.05)]),
+        both_doc(
+            2, [(4096, 0.002, 0.0018), (64 * MIB, 0.1, 0.098)], {4096: (0.85, 0.7, 1.1), 64 * MIB: (0.97, 0.96, 0.99)}
+        ),
+        run_doc("plain", 1, [], training=110.0, tag="plain"),
+    ]
+    doc = b.combine(runs)
+    assert doc["allreduce"]["peer_library"] == "torch.distributed/gloo" and doc["allreduce"]["workers"] == 2
+    small, big = doc["comparison"]
+    assert (big["paired"], big["ratio"], big["ratio_p10"], big["ratio_p90"]) == (True, 0.97, 0.96, 0.99)
+    assert big["peer_time_s"] == pytest.approx(0.098)
+    assert doc["summary"]["ratio_large"] == pytest.approx(0.97)
+    goals = {g["name"]: g for g in doc["summary"]["goals"]}
+    assert goals["Horovod / peer at >= 64 MiB"] == {
+        "name": "Horovod / peer at >= 64 MiB",
+        "target": 0.95,
+        "value": 0.97,
+        "bytes": 64 * MIB,
+        "p10": 0.96,
+        "p90": 0.99,
+        "met": True,
+        "within_spread": False,
+    }
+    # 0.85 >= 0.8, but 0.8 lies inside 0.7-1.1: met, and not by more than the noise
+    assert (goals["Horovod / peer from 4 KiB to 256 KiB"]["met"], small["ratio_p10"]) == (True, 0.7)
+    assert goals["Horovod / peer from 4 KiB to 256 KiB"]["within_spread"] is True
+    # 100 / 110 samples/s
+    assert goals["Horovod at one worker / plain framework"]["value"] == pytest.approx(100 / 110)
+    assert goals["Horovod at one worker / plain framework"]["met"] is False
+    assert doc["summary"]["correct"] and doc["summary"]["every_rank_reported"]
+
+
+def test_a_paired_run_with_a_wrong_peer_result_is_not_correct():
+    both = both_doc(2, [(4096, 0.002, 0.0018)], {4096: (0.9, 0.8, 1.0)})
+    both["peer_allreduce"][0]["correct"] = False
+    doc = b.combine([run_doc("horovod", 2, [(4096, 0.002)], training=10.0), both])
+    assert doc["summary"]["correct"] is False
+
+
+def test_unpaired_comparison_has_no_spread_and_goals_say_what_was_not_measured():
+    doc = b.combine(synthetic_runs())
+    assert all(c["paired"] is False and c["ratio_p10"] is None for c in doc["comparison"])
+    goals = {g["name"]: g for g in doc["summary"]["goals"]}
+    assert goals["Horovod / peer at >= 64 MiB"]["within_spread"] is False
+    assert goals["Horovod at one worker / plain framework"]["met"] is None  # no plain run
+
+
 def test_combine_recomputes_bandwidth_not_trusting_input():
     runs = synthetic_runs()
     runs[1]["allreduce"][1]["busbw_Bps"] = 1e30
@@ -270,7 +336,7 @@ def test_markdown_and_summary():
     assert "![busbw.png](busbw.png)" in md
     assert "training ran on the CPU" in md
     lines = r.summary_table(doc)
-    assert lines[0].split() == ["size", "hvd", "Gbit/s", "peer", "Gbit/s", "ratio", "link", "frac"]
+    assert lines[0].split() == ["size", "hvd", "Gbit/s", "peer", "Gbit/s", "ratio", "(p10-p90)", "link", "frac"]
     assert any(line.startswith("64 MiB") and "0.80" in line for line in lines)
     assert "every rank reported: True" in lines[-1]
 
@@ -680,8 +746,14 @@ def test_h100_result_of_main_validates_recombines_and_has_the_health_section():
     md = r.render_markdown(doc)
     assert "Horovod overhead at one worker: **1.00** (Horovod 1713.1 / plain torch 1718.9 samples/s)" in md
     assert "## Node health" in md
-    # the report the role wrote there is what the report code renders from its result.json here
-    assert md.rstrip("\n") == (h100 / "report.md").read_text().rstrip("\n")
+    # the report the role wrote there is what the report code renders from its result.json here, but for what
+    # the paired comparison changed since (issue 37): the ratio column's header and the sentence saying what the
+    # ratio is (that result has no goals: it predates them)
+    written = (h100 / "report.md").read_text().rstrip("\n")
+    written = written.replace("| ratio | Horovod / link |", "| ratio (p10-p90) | Horovod / link |")
+    unpaired = "Ratio = Horovod / peer (> 1: Horovod faster), from two separate runs' medians: no spread measured."
+    written = re.sub(r"(\nBus bandwidth = size / time[^\n]*\n)", lambda m: m.group(1) + unpaired + "\n", written)
+    assert md.rstrip("\n") == written
 
 
 def test_node_health_around_the_runs_finds_an_xid_logged_during_them():
