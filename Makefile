@@ -3,6 +3,7 @@
 #   make test    every test tier (what .ci/run calls)
 # Fast targets: lint, unit, sanity, molecule [SCENARIO=name], images, docs, build.
 #   make timing-single-node   Horovod on one node, to compare with the 3-node scenario's time
+#   make bench                the benchmark on the sandbox, written into docs/performance.md and docs/bench/
 #   make bench-converge       converge time of the sandbox (1 and 3 nodes, first run and re-run)
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -16,7 +17,7 @@ COLLECTION_LINK := .cache/collections/ansible_collections/gpucluster/horovod
 SCENARIO ?=
 INVENTORY ?= inventories/sandbox/hosts.yml
 
-.PHONY: help venv host images lint unit sanity docs-site molecule clean-caches timing-single-node bench-converge build docs docs-check test run sandbox sandbox-destroy clean
+.PHONY: help venv host images lint unit sanity docs-site molecule clean-caches timing-single-node bench bench-converge build docs docs-check test run sandbox sandbox-destroy clean
 
 help:
 	@echo "make run              sandbox cluster + site.yml + benchmark report"
@@ -24,6 +25,7 @@ help:
 	@echo "make lint|unit|sanity|build|docs|images"
 	@echo "make molecule [SCENARIO=name]"
 	@echo "make timing-single-node  Horovod on one node (timing comparison, not in make test)"
+	@echo "make bench            the benchmark on the sandbox: docs/performance.md section and docs/bench/ (not a test)"
 	@echo "make bench-converge   time site.yml on 1 and 3 sandbox nodes, first converge and re-run (docs/performance.md)"
 	@echo "make sandbox-destroy  remove the sandbox containers and network"
 	@echo "make clean-caches     empty the machine-level test caches (downloads, apt archives, ccache)"
@@ -88,6 +90,11 @@ timing-single-node: venv images
 # "Converge speed" section of docs/performance.md and tests/output/bench-converge/).
 bench-converge: venv images
 	python tools/bench_converge.py
+
+# Not a test tier: the benchmark on the sandbox (about 15 minutes from a fresh clone; starts the sandbox, runs
+# site.yml with its benchmark, writes the "Benchmark on the sandbox" section of docs/performance.md and docs/bench/).
+bench: venv images
+	python tools/bench.py
 
 test: venv
 	scripts/test-all.sh
