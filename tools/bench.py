@@ -157,7 +157,7 @@ def main() -> int:
     outdir = (ROOT / args.outdir).resolve()
     shutil.rmtree(outdir, ignore_errors=True)
     (outdir / "results").mkdir(parents=True)
-    load = machine()
+    load, commit = machine(), _commit()
     seconds, rc = _sh(["ansible-playbook", "playbooks/sandbox.yml"], outdir / "sandbox.log")
     if rc:
         print(f"bench: the sandbox did not start (rc {rc}): {outdir}/sandbox.log", file=sys.stderr)
@@ -172,7 +172,7 @@ def main() -> int:
     shown = " ".join(cmd).replace(str(outdir), "<outdir>")
     meta = {
         "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "commit": _commit(),
+        "commit": commit,
         "machine": load,
         "command": shown,
         "seconds": seconds,
