@@ -154,10 +154,10 @@ def test_combine_by_hand():
 
 def both_doc(workers, rows, paired):
     """A --mode both document: Horovod's sweep, the peer's interleaved with it, the iterations' paired ratios."""
-    doc = run_doc("both", workers, [(nbytes, t_hvd) for nbytes, t_hvd, _ in rows])
+    doc = run_doc("both", workers, [(row[0], row[1]) for row in rows])
     doc["library"] = "horovod"
     doc["peer_library"] = "torch.distributed/gloo"
-    doc["peer_allreduce"] = run_doc("torch", workers, [(nbytes, t_peer) for nbytes, _, t_peer in rows])["allreduce"]
+    doc["peer_allreduce"] = run_doc("torch", workers, [(row[0], row[2]) for row in rows])["allreduce"]
     doc["paired"] = [
         {"bytes": nbytes, "pairs": 5, "ratio_median": med, "ratio_p10": p10, "ratio_p90": p90}
         for nbytes, (med, p10, p90) in paired.items()
