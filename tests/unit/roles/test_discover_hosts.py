@@ -39,7 +39,7 @@ def _render(hosts, port=22) -> str:
     env.filters["string"] = str
     return env.from_string(TEMPLATE.read_text()).render(
         _horovod_benchmark_hosts=hosts,
-        horovod_benchmark_ssh_port=port,
+        _horovod_benchmark_cluster_ssh_port=port,
         _horovod_benchmark_discovery_script="/opt/gpucluster/benchmark/discover-hosts.sh",
     )
 
@@ -64,6 +64,12 @@ def test_it_prints_the_nodes_that_answer_in_inventory_order(tmp_path):
     assert len(calls) == 3
     # never asks for a password or a host key answer, bounded by the timeout, on the jobs' port
     assert all(c.startswith("-o BatchMode=yes -o ConnectTimeout=3 -p 12345 ") and c.endswith(" true") for c in calls)
+
+
+def test_the_port_can_be_given_at_run_time(tmp_path):
+    # the cluster trains in containers (port 12345); a job on the hosts' sshd asks for port 22
+    _run(tmp_path, _render(HOSTS, port=12345), GPUCLUSTER_DISCOVERY_SSH_PORT="22")
+    assert all(" -p 22 " in c for c in (tmp_path / "ssh.log").read_text().splitlines())
 
 
 def test_the_probes_run_side_by_side(tmp_path):
