@@ -39,7 +39,7 @@ def _render(hosts, port=22) -> str:
     env.filters["string"] = str
     return env.from_string(TEMPLATE.read_text()).render(
         _horovod_benchmark_hosts=hosts,
-        _horovod_benchmark_cluster_ssh_port=port,
+        horovod_benchmark_ssh_port=port,
         _horovod_benchmark_discovery_script="/opt/gpucluster/benchmark/discover-hosts.sh",
     )
 
