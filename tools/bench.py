@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench_converge import machine
+from bench_converge import machine, write_doc
 
 ROOT = Path(__file__).resolve().parents[1]
 INVENTORY = "inventories/sandbox/hosts.yml"
@@ -42,17 +42,6 @@ def _commit() -> str:
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], check=False, **git).stdout.strip()
     dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], check=False, **git).stdout.strip()
     return head + (" (with uncommitted changes)" if dirty else "")
-
-
-def write_doc(doc: Path, section: str) -> None:
-    """The section replaces what lies between its markers, or goes at the end of the document."""
-    text = doc.read_text() if doc.exists() else ""
-    if START in text and END in text:
-        before, rest = text.split(START, 1)
-        text = before + section.rstrip("\n") + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    doc.write_text(text)
 
 
 def _human(n: float) -> str:
@@ -186,7 +175,7 @@ def main() -> int:
         shutil.copy(found[-1].parent / "report.md", raw / "report.md")
         (raw / "meta.json").write_text(json.dumps(meta, indent=2) + "\n")
     if args.doc:
-        write_doc(ROOT / args.doc, section)
+        write_doc(ROOT / args.doc, section, START, END)
         print(f"written: {args.doc} (section between {START} and {END}), {args.raw}/result.json")
     return 0
 

@@ -220,11 +220,12 @@ def markdown(data: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_doc(doc: Path, section: str) -> None:
+def write_doc(doc: Path, section: str, start: str = START, end: str = END) -> None:
+    """The section replaces what lies between its markers, or goes at the end of the document."""
     text = doc.read_text() if doc.exists() else ""
-    if START in text and END in text:
-        before, rest = text.split(START, 1)
-        after = rest.split(END, 1)[1]
+    if start in text and end in text:
+        before, rest = text.split(start, 1)
+        after = rest.split(end, 1)[1]
         text = before + section.rstrip("\n") + after
     else:
         text = text.rstrip("\n") + "\n\n" + section
