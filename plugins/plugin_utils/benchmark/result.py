@@ -17,17 +17,12 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
+from .goals import goals
 from .nccl_tests import NcclTestsError, nccl_version_text
 from .nccl_tests import parse_nccl_tests as _parse_nccl_tests
 from .schema import PAIRED_MODE, PEER_MODES, PLAIN_MODE, RESULT_SCHEMA, SCHEMA_VERSION, schema_errors
 
 LARGE_MESSAGE_BYTES = 64 * 1024 * 1024
-# The comparison's goals (issue 37; docs/performance.md): Horovod against the peer library at large messages and
-# at small ones (4 KiB to 256 KiB), and Horovod at one worker against the plain framework.
-GOAL_RATIO_LARGE = 0.95
-GOAL_RATIO_SMALL = 0.8
-GOAL_SMALL_BYTES = (4 * 1024, 256 * 1024)
-GOAL_OVERHEAD = 0.95
 
 
 class BenchmarkError(Exception):
@@ -472,50 +467,6 @@ def _summary(
     }
 
 
-def _goal(name: str, target: float, rows: List[Dict[str, Any]]) -> Dict[str, Any]:
-    """The row with the lowest ratio decides; met when its ratio reaches the target; within_spread when the
-    target lies inside that row's p10-p90 (a paired row): the gap, or the margin, is not larger than the noise."""
-    rows = [c for c in rows if c["ratio"] is not None]
-    worst = min(rows, key=lambda c: c["ratio"], default=None)
-    if worst is None:
-        return {"name": name, "target": target, "value": None, "p10": None, "p90": None, "met": None}
-    p10, p90 = worst.get("ratio_p10"), worst.get("ratio_p90")
-    entry = {
-        "name": name,
-        "target": target,
-        "value": worst["ratio"],
-        "bytes": worst["bytes"],
-        "p10": p10,
-        "p90": p90,
-        "met": worst["ratio"] >= target,
-        "within_spread": p10 is not None and p90 is not None and p10 <= target <= p90,
-    }
-    return entry
-
-
-def goals(comparison: List[Dict[str, Any]], over: Optional[Dict[str, Any]]) -> List[Dict[str, Any]]:
-    """The comparison held against the goals (GOAL_*): the worst size of each range, None where not measured."""
-    lo, hi = GOAL_SMALL_BYTES
-    large = [c for c in comparison if c["bytes"] >= LARGE_MESSAGE_BYTES]
-    small = [c for c in comparison if lo <= c["bytes"] <= hi]
-    out = [
-        _goal("Horovod / peer at >= 64 MiB", GOAL_RATIO_LARGE, large),
-        _goal("Horovod / peer from 4 KiB to 256 KiB", GOAL_RATIO_SMALL, small),
-    ]
-    ratio = (over or {}).get("overhead_ratio")
-    out.append(
-        {
-            "name": "Horovod at one worker / plain framework",
-            "target": GOAL_OVERHEAD,
-            "value": ratio,
-            "p10": None,
-            "p90": None,
-            "met": None if ratio is None else ratio >= GOAL_OVERHEAD,
-        }
-    )
-    return out
-
-
 def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the action plugin and tests
     runs: Sequence[Dict[str, Any]],
     link: Optional[Dict[str, Any]] = None,
@@ -564,7 +515,7 @@ def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the a
         transport_problem=(transport or {}).get("problem") or None,
         partial=bool(failure),
     )
-    summary["goals"] = goals(comparison, over)
+    summary["goals"] = goals(comparison, over, large_bytes)
     doc = {
         "schema_version": SCHEMA_VERSION,
         "run_id": run_id,
