@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Host tools the make targets need: Debian's docker.io (and a running dockerd: PID 1 on the
 # build machines is not systemd), debootstrap (`make images`), rsync and shellcheck (`make lint`,
-# `make sanity`). Installs only what is missing, with apt; idempotent; prints what it did.
+# `make sanity`), the OpenSSH client (molecule reaches its nodes over SSH). Installs only what is missing, with apt; idempotent; prints what it did.
 set -euo pipefail
 
 need_apt=()
@@ -9,6 +9,7 @@ command -v dockerd >/dev/null 2>&1 || need_apt+=(docker.io)
 command -v debootstrap >/dev/null 2>&1 || need_apt+=(debootstrap)
 command -v rsync >/dev/null 2>&1 || need_apt+=(rsync)
 command -v shellcheck >/dev/null 2>&1 || need_apt+=(shellcheck)
+command -v ssh-keyscan >/dev/null 2>&1 || need_apt+=(openssh-client)
 if [ ${#need_apt[@]} -gt 0 ]; then
     if [ "$(id -u)" != 0 ]; then
         echo "missing ${need_apt[*]}: run as root or install them first" >&2; exit 1
