@@ -88,6 +88,15 @@ def test_openssh_reads_the_config_as_meant(tmp_path):
     assert effective["controlpath"].endswith("/.ansible/cp/molecule-zz-n2")
 
 
+def test_create_makes_the_control_path_directory():
+    # ssh does not create it; a fresh machine has no ~/.ansible/cp (every connection failed with rc 255 there)
+    create = yaml.safe_load((SHARED / "create.yml").read_text())
+    paths = [t["ansible.builtin.file"]["path"] for t in create[0]["tasks"] if "ansible.builtin.file" in t]
+    assert "{{ molecule_ssh_control_path | dirname | expanduser }}" in paths
+    tasks = [t["name"] for t in create[0]["tasks"]]
+    assert tasks.index("Ensure the directory of the shared SSH connections exists") < tasks.index("Start the nodes")
+
+
 def test_no_harness_file_turns_host_key_checking_off():
     for path in [ROOT / ".config" / "molecule" / "config.yml", *(ROOT / "molecule").rglob("*.yml")]:
         text = path.read_text().lower().replace("=", " ")
