@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from ansible_collections.gpucluster.horovod.plugins.module_utils import _node_health as nh
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark import plots as pl
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark import report as r
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark import result as b
 
@@ -369,7 +370,7 @@ def test_missing_matplotlib_names_package(monkeypatch, tmp_path):
 
     monkeypatch.setattr(builtins, "__import__", fake)
     with pytest.raises(b.BenchmarkError, match="'matplotlib'"):
-        r.render_plots(b.combine(synthetic_runs(), run_id="r"), str(tmp_path))
+        pl.render_plots(b.combine(synthetic_runs(), run_id="r"), str(tmp_path))
 
 
 # -------------------------------------------------------------------- TensorFlow
@@ -927,7 +928,7 @@ def pyplot():
 def test_scaling_plot_ticks_are_the_worker_counts_and_one_legend():
     plt = pyplot()
     doc = b.combine(synthetic_runs(), run_id="p")
-    fig = r.scaling_figure(doc, plt)
+    fig = pl.scaling_figure(doc, plt)
     ax1 = fig.axes[0]
     assert list(ax1.get_xticks()) == [1, 2, 3]
     assert [t.get_text() for t in ax1.get_xticklabels()] == ["1", "2", "3"]
@@ -940,7 +941,7 @@ def test_scaling_plot_ticks_are_the_worker_counts_and_one_legend():
 def test_busbw_plot_is_logarithmic_with_a_tick_per_measured_size():
     plt = pyplot()
     doc = b.combine(synthetic_runs(), run_id="p")
-    fig = r.busbw_figure(doc, plt)
+    fig = pl.busbw_figure(doc, plt)
     ax = fig.axes[0]
     assert ax.get_yscale() == "log"
     assert list(ax.get_xticks()) == [4096, 64 * MIB]
@@ -948,6 +949,6 @@ def test_busbw_plot_is_logarithmic_with_a_tick_per_measured_size():
     plt.close(fig)
     # one worker: bus bandwidth is 0, the axis stays linear rather than dropping the points
     one = b.combine([run_doc("horovod", 1, [(4096, 0.001)], training=10.0)], run_id="one")
-    fig = r.busbw_figure(one, plt)
+    fig = pl.busbw_figure(one, plt)
     assert fig.axes[0].get_yscale() == "linear"
     plt.close(fig)
