@@ -24,6 +24,11 @@ from pathlib import Path
 
 from bench_converge import machine, write_doc
 
+# The collection's own renderers (result.human_bytes, report.goal_lines), as the report writes them: not a copy here.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / ".cache" / "collections"))
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark.report import goal_lines
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark.result import human_bytes
+
 ROOT = Path(__file__).resolve().parents[1]
 INVENTORY = "inventories/sandbox/hosts.yml"
 START = "<!-- bench:start -->"
@@ -42,13 +47,6 @@ def _commit() -> str:
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], check=False, **git).stdout.strip()
     dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], check=False, **git).stdout.strip()
     return head + (" (with uncommitted changes)" if dirty else "")
-
-
-def _human(n: float) -> str:
-    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size:
-            return f"{n / size:g} {unit}"
-    return f"{n:g} B"
 
 
 def _g(v: float | None, fmt: str = "{:.2f}") -> str:
@@ -79,7 +77,7 @@ def markdown(meta: dict, result: dict) -> str:
     for c in result["comparison"]:
         spread = "" if c.get("ratio_p10") is None else f" ({c['ratio_p10']:.2f}-{c['ratio_p90']:.2f})"
         lines.append(
-            f"| {_human(c['bytes'])} | {_g(c['horovod_busbw_Bps'] * 8e-9, '{:.3f}')} "
+            f"| {human_bytes(c['bytes'])} | {_g(c['horovod_busbw_Bps'] * 8e-9, '{:.3f}')} "
             f"| {_g(c['peer_busbw_Bps'] * 8e-9 if c['peer_busbw_Bps'] is not None else None, '{:.3f}')} "
             f"| {_g(c['ratio'])}{spread} |"
         )
@@ -96,16 +94,7 @@ def markdown(meta: dict, result: dict) -> str:
     ]
     if not s.get("goals"):
         lines.append("- (this result predates the goals)")
-    for g in s.get("goals") or []:
-        if g["value"] is None:
-            lines.append(f"- {g['name']} >= {g['target']:.2f}: not measured (no such size in the run)")
-            continue
-        spread = "" if g.get("p10") is None else f" (p10-p90 {g['p10']:.2f}-{g['p90']:.2f})"
-        where = f" at {_human(g['bytes'])}" if g.get("bytes") else ""
-        verdict = "met" if g["met"] else "NOT met"
-        if g.get("within_spread"):
-            verdict += ", within the noise"
-        lines.append(f"- {g['name']} >= {g['target']:.2f}: {g['value']:.2f}{where}{spread}: **{verdict}**")
+    lines += [f"- {line}" for line in goal_lines(result)]
     lines += [
         "",
         "### Training throughput (synthetic data)",
