@@ -14,8 +14,10 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark import result as _benchmark
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils.horovod.horovodrun import gpu_facts
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.lazy import LazyModule
+
+_benchmark = LazyModule("ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark.result")
+_horovodrun = LazyModule("ansible_collections.gpucluster.horovod.plugins.plugin_utils.horovod.horovodrun")
 
 
 def _results(registered):
@@ -58,7 +60,7 @@ def benchmark_node_facts(hosts, hostvars, boot_ids=None, topo=None, *, health_be
         if name is None:
             raise AnsibleFilterError(f"benchmark_node_facts: {host!r} is not a host entry of horovodrun_hosts")
         node = hostvars[name] if name in hostvars else {}
-        gpus[name] = gpu_facts(
+        gpus[name] = _horovodrun.gpu_facts(
             {"ansible_facts": node.get("ansible_facts"), "gpucluster_gpu": node.get("gpucluster_gpu")}
         )
     boots = {_item_name(r): _boot_id(r) for r in _results(boot_ids)}

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils import compat as _compat
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.lazy import LazyModule
+
+_compat = LazyModule("ansible_collections.gpucluster.horovod.plugins.plugin_utils.compat")
 
 
 def min_driver_for_cuda(cuda, mode="toolkit"):

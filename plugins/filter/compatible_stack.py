@@ -6,14 +6,16 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils.compat import CompatError, resolve
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.lazy import LazyModule
+
+_compat = LazyModule("ansible_collections.gpucluster.horovod.plugins.plugin_utils.compat")
 
 
 def compatible_stack(request):
     """Resolve one compatible version set for the request or raise AnsibleFilterError naming the conflicts."""
     try:
-        return resolve(dict(request) if hasattr(request, "keys") else request)
-    except CompatError as exc:
+        return _compat.resolve(dict(request) if hasattr(request, "keys") else request)
+    except _compat.CompatError as exc:
         raise AnsibleFilterError(f"compatible_stack: {exc.message}") from exc
 
 

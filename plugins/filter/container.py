@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils.containers import training as _logic
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.lazy import LazyModule
+
+_logic = LazyModule("ansible_collections.gpucluster.horovod.plugins.plugin_utils.containers.training")
 
 
 def known_hosts_at_port(lines, port):

@@ -7,7 +7,9 @@ Documented in the matching <name>.yml files; the logic is in plugin_utils/contai
 
 from __future__ import annotations
 
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils.containers import docker_daemon as _logic
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.lazy import LazyModule
+
+_logic = LazyModule("ansible_collections.gpucluster.horovod.plugins.plugin_utils.containers.docker_daemon")
 
 
 def docker_daemon_merge(text, managed, path="/etc/docker/daemon.json"):

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils import fabric as _fabric
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.lazy import LazyModule
+
+_fabric = LazyModule("ansible_collections.gpucluster.horovod.plugins.plugin_utils.fabric")
 
 
 def fabric_cluster_problems(per_host):

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils import compat as _compat
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils import gpu_libs as _libs
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.lazy import LazyModule
+
+_compat = LazyModule("ansible_collections.gpucluster.horovod.plugins.plugin_utils.compat")
+_libs = LazyModule("ansible_collections.gpucluster.horovod.plugins.plugin_utils.gpu_libs")
 
 
 def _os(facts):

@@ -47,19 +47,18 @@ _value:
 
 from ansible.errors import AnsibleFilterError  # noqa: E402 - documentation first
 
-from ansible_collections.gpucluster.horovod.plugins.module_utils._horovod_build import (  # noqa: E402 - documentation first
-    classify_build_failure,
-    format_diagnosis,
-)
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.lazy import LazyModule  # noqa: E402 - documentation first
+
+_build = LazyModule("ansible_collections.gpucluster.horovod.plugins.module_utils._horovod_build")
 
 
 def horovod_build_diagnosis(log_text, log_path="", lines=40, as_dict=False):
     if not isinstance(log_text, str):
         raise AnsibleFilterError(f"horovod_build_diagnosis: input must be the log text, got {type(log_text).__name__}")
-    diagnosis = classify_build_failure(log_text, max_lines=int(lines))
+    diagnosis = _build.classify_build_failure(log_text, max_lines=int(lines))
     if as_dict:
         return diagnosis
-    return format_diagnosis(diagnosis, log_path)
+    return _build.format_diagnosis(diagnosis, log_path)
 
 
 class FilterModule:

@@ -41,14 +41,16 @@ _value:
 
 from ansible.errors import AnsibleFilterError  # noqa: E402 - documentation first
 
-from ansible_collections.gpucluster.horovod.plugins.module_utils._horovod_build import build_key  # noqa: E402 - documentation first
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.lazy import LazyModule  # noqa: E402 - documentation first
+
+_build = LazyModule("ansible_collections.gpucluster.horovod.plugins.module_utils._horovod_build")
 
 
 def horovod_build_key(inputs, length=16):
     if not isinstance(inputs, dict):
         raise AnsibleFilterError(f"horovod_build_key: input must be a dict, got {type(inputs).__name__}")
     try:
-        return build_key(inputs, int(length))
+        return _build.build_key(inputs, int(length))
     except ValueError as exc:
         raise AnsibleFilterError(str(exc)) from exc
 

@@ -57,11 +57,13 @@ _value:
   sample: {source: nccl role, home: /opt/gpucluster/nccl, env: {HOROVOD_NCCL_HOME: /opt/gpucluster/nccl}, reason: "..."}
 """
 
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils.horovod.nccl import build_nccl  # noqa: E402 - documentation first
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.lazy import LazyModule  # noqa: E402 - documentation first
+
+_nccl = LazyModule("ansible_collections.gpucluster.horovod.plugins.plugin_utils.horovod.nccl")
 
 
 def horovod_build_nccl(nccl_home, build_env, wheel_dir, installed, key_dir):
-    return build_nccl(
+    return _nccl.build_nccl(
         str(nccl_home or ""), dict(build_env or {}), str(wheel_dir or "").strip(), dict(installed or {}), str(key_dir)
     )
 

@@ -56,20 +56,16 @@ _value:
 
 from ansible.errors import AnsibleFilterError  # noqa: E402 - documentation first
 
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils.horovod.frameworks import (  # noqa: E402 - documentation first
-    env_nccl,
-    existing_env_distributions,
-    existing_env_problems,
-    frameworks_plan,
-    satisfied,
-)
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.lazy import LazyModule  # noqa: E402 - documentation first
+
+_frameworks = LazyModule("ansible_collections.gpucluster.horovod.plugins.plugin_utils.horovod.frameworks")
 
 
 def horovod_frameworks(specs, default_variant=""):
     if not isinstance(specs, (list, tuple)):
         raise AnsibleFilterError(f"horovod_frameworks: input must be a list, got {type(specs).__name__}")
     try:
-        return frameworks_plan(specs, str(default_variant or ""))
+        return _frameworks.frameworks_plan(specs, str(default_variant or ""))
     except ValueError as exc:
         raise AnsibleFilterError(f"horovod_frameworks: {exc}") from exc
 
@@ -77,14 +73,14 @@ def horovod_frameworks(specs, default_variant=""):
 def horovod_frameworks_missing(plans, versions):
     """Requirements of the plans the venv does not satisfy (``versions``: distribution → version or None)."""
     versions = versions or {}
-    return [p["requirement"] for p in plans if not satisfied(p, versions.get(p["distribution"]))]
+    return [p["requirement"] for p in plans if not _frameworks.satisfied(p, versions.get(p["distribution"]))]
 
 
 def horovod_existing_env_problems(env, plans, python="", runtime_packages=(), will_install=(), *, nccl=""):
     """Why an existing Python environment cannot take Horovod for the plans (empty list: it can)."""
     if not isinstance(env, dict):
         raise AnsibleFilterError("horovod_existing_env_problems: input must be the python_env of python_env_facts")
-    return existing_env_problems(
+    return _frameworks.existing_env_problems(
         env,
         plans or [],
         str(python or ""),
@@ -96,12 +92,12 @@ def horovod_existing_env_problems(env, plans, python="", runtime_packages=(), wi
 
 def horovod_existing_env_nccl(env, framework):
     """The NCCL release an existing environment's framework runs with ('' when none)."""
-    return env_nccl(env or {}, str(framework or ""))[0]
+    return _frameworks.env_nccl(env or {}, str(framework or ""))[0]
 
 
 def horovod_existing_env_distributions(env, plans):
     """The framework builds of an existing environment that differ from the plans' requirements (dist==version)."""
-    return existing_env_distributions(env or {}, plans or [])
+    return _frameworks.existing_env_distributions(env or {}, plans or [])
 
 
 class FilterModule:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils.horovod import horovodrun as _horovodrun
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.lazy import LazyModule
+
+_horovodrun = LazyModule("ansible_collections.gpucluster.horovod.plugins.plugin_utils.horovod.horovodrun")
 
 # What the host list reads of each node's variables (and nothing else).
 _HOST_KEYS = ("ansible_facts", "gpucluster_interconnect", "gpucluster_gpu", "horovod_slots")

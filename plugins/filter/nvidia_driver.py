@@ -13,7 +13,9 @@ from __future__ import annotations
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.parsing.convert_bool import boolean
 
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils.nvidia_driver import decisions as _logic
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.lazy import LazyModule
+
+_logic = LazyModule("ansible_collections.gpucluster.horovod.plugins.plugin_utils.nvidia_driver.decisions")
 
 
 def nvidia_driver_packages(  # noqa: PLR0917 - Jinja passes filter arguments positionally

@@ -12,7 +12,9 @@ import re
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils import versions as _versions
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.lazy import LazyModule
+
+_versions = LazyModule("ansible_collections.gpucluster.horovod.plugins.plugin_utils.versions")
 
 _EPOCH = re.compile(r"^\s*\d+:")
 
