@@ -7,9 +7,13 @@ creates for ansible-playbook) and put that tree first on ``sys.path``.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from pathlib import Path
+from types import ModuleType
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 COLLECTIONS = ROOT / ".cache" / "collections"
@@ -28,3 +32,16 @@ try:
     _AnsibleCollectionFinder(paths=[str(COLLECTIONS)])._install()
 except ImportError:  # pragma: no cover - ansible-core is always in the dev venv
     pass
+
+
+@pytest.fixture(name="load_file")
+def fixture_load_file():
+    """A function that imports a Python file outside the packages (a script, a test harness plugin) as a module."""
+
+    def load(path: Path, name: str) -> ModuleType:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    return load

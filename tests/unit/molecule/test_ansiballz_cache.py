@@ -3,7 +3,6 @@ a run's payload directory is pointed at a key that changes with every file a pay
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from pathlib import Path
 
@@ -12,13 +11,6 @@ from ansible import constants as C
 
 ROOT = Path(__file__).resolve().parents[3]
 PLUGIN = ROOT / "molecule" / "_shared" / "callback_plugins" / "gpucluster_test_ansiballz_cache.py"
-
-
-def load():
-    spec = importlib.util.spec_from_file_location("gpucluster_test_ansiballz_cache", PLUGIN)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(name="run_tmp")
@@ -31,8 +23,8 @@ def fixture_run_tmp(tmp_path, monkeypatch):
     return run
 
 
-def test_run_directory_points_at_the_shared_key(run_tmp, tmp_path, monkeypatch):
-    plugin = load()
+def test_run_directory_points_at_the_shared_key(run_tmp, tmp_path, monkeypatch, load_file):
+    plugin = load_file(PLUGIN, "gpucluster_test_ansiballz_cache")
     monkeypatch.setenv("GPUCLUSTER_TEST_ANSIBALLZ_CACHE", str(tmp_path / "shared"))
     plugin.CallbackModule()
     link = run_tmp / "ansiballz_cache"
@@ -41,14 +33,14 @@ def test_run_directory_points_at_the_shared_key(run_tmp, tmp_path, monkeypatch):
     assert Path(os.readlink(link)).name == plugin.cache_key([])
 
 
-def test_nothing_without_the_variable(run_tmp, monkeypatch):
+def test_nothing_without_the_variable(run_tmp, monkeypatch, load_file):
     monkeypatch.delenv("GPUCLUSTER_TEST_ANSIBALLZ_CACHE", raising=False)
-    load().CallbackModule()
+    load_file(PLUGIN, "gpucluster_test_ansiballz_cache").CallbackModule()
     assert not (run_tmp / "ansiballz_cache").exists()
 
 
-def test_key_follows_the_content_of_module_paths(tmp_path):
-    plugin = load()
+def test_key_follows_the_content_of_module_paths(tmp_path, load_file):
+    plugin = load_file(PLUGIN, "gpucluster_test_ansiballz_cache")
     library = tmp_path / "library"
     library.mkdir()
     module = library / "mod.py"
@@ -59,8 +51,8 @@ def test_key_follows_the_content_of_module_paths(tmp_path):
     assert plugin.cache_key([str(library)]) != first
 
 
-def test_stale_keys_are_removed(tmp_path):
-    plugin = load()
+def test_stale_keys_are_removed(tmp_path, load_file):
+    plugin = load_file(PLUGIN, "gpucluster_test_ansiballz_cache")
     for name, age in (("old", 3 * 24 * 3600), ("recent", 60), ("current", 10 * 24 * 3600)):
         (tmp_path / name).mkdir()
         stamp = os.stat(tmp_path / name).st_mtime - age

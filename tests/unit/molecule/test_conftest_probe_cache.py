@@ -4,7 +4,6 @@ compiler, arguments, source and headers, failures included, and everything else 
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -23,13 +22,6 @@ if grep -q FAIL "$src"; then echo "error: probe $src fails" >&2; exit 1; fi
 echo "object of $(cat "$src")" > "${src%.c}.o"
 echo "compiled $src"
 """
-
-
-def load():
-    spec = importlib.util.spec_from_file_location("conftest_probe_cache", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(name="probe_env")
@@ -102,8 +94,8 @@ def test_generated_headers_are_part_of_the_key(probe_env):
     assert runs(count) == 2
 
 
-def test_only_plain_probe_compiles_are_cached():
-    cache = load()
+def test_only_plain_probe_compiles_are_cached(load_file):
+    cache = load_file(SCRIPT, "conftest_probe_cache")
     assert cache.probe_source(["-O2", "-c", "conftest12.c"]) == "conftest12.c"
     assert cache.probe_source(["-c", "foo.c"]) is None
     assert cache.probe_source(["-E", "-c", "conftest12.c"]) is None
