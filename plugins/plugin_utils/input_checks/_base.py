@@ -178,6 +178,20 @@ def matches(name: str, pattern: str, description: str, problem: str, valid: str,
     return Check((name,), description, func)
 
 
+def running_jobs(role: str) -> list[Check]:
+    """A role's policy for the jobs a change would disturb: <role>_running_jobs and <role>_running_jobs_wait_s."""
+    return [
+        matches(
+            f"{role}_running_jobs",
+            "refuse|wait|warn",
+            "refuse, wait or warn",
+            "not a running-jobs policy (gpucluster_running_jobs)",
+            "refuse, wait or warn",
+        ),
+        positive(f"{role}_running_jobs_wait_s", what="seconds to wait for running jobs"),
+    ]
+
+
 def absolute_path(*names: str, optional: bool = False) -> Check:
     """An absolute path (empty allowed when optional)."""
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from ..horovod.frameworks import framework_plan
-from ._base import WARNING, Finding, absolute_path, check, inventory_host, positive, training_user
+from ._base import WARNING, Finding, absolute_path, check, inventory_host, positive, running_jobs, training_user
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -222,4 +222,5 @@ CHECKS = [
     positive("horovod_build_jobs", what="parallel compile jobs"),
     positive("horovod_build_timeout", "horovod_build_poll_interval", what="seconds"),
     positive("horovod_build_log_lines", what="lines"),
+    *running_jobs("horovod"),
 ]

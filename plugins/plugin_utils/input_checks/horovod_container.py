@@ -5,7 +5,7 @@ user, image and container names Docker accepts, bind mounts of the form host:con
 
 from __future__ import annotations
 
-from ._base import Finding, absolute_path, check, inventory_host, matches, tcp_port, training_user
+from ._base import Finding, absolute_path, check, inventory_host, matches, running_jobs, tcp_port, training_user
 
 # Docker's reference grammar, simplified: [registry[:port]/]path[/path...] in lower case; a reference may add a tag
 # and a digest.
@@ -83,4 +83,5 @@ CHECKS = [
     absolute_path("horovod_container_venv", "horovod_container_image_cache_dir", "horovod_container_node_dir"),
     _copy_paths,
     absolute_path("horovod_container_base_image_archive", optional=True),
+    *running_jobs("horovod_container"),
 ]

@@ -13,6 +13,7 @@ from ._base import (
     group_name,
     id_number,
     inventory_host,
+    running_jobs,
     tcp_port,
     training_user,
 )
@@ -53,4 +54,5 @@ CHECKS = [
     _port_is_listened_on,
     inventory_host("passwordless_ssh_launcher"),
     _extra_names,
+    *running_jobs("passwordless_ssh"),
 ]

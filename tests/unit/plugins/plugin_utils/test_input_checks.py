@@ -123,6 +123,8 @@ BASELINE = {
         "passwordless_ssh_rotate": False,
         "passwordless_ssh_verify": "ring",
         "passwordless_ssh_launcher": "n1",
+        "passwordless_ssh_running_jobs": "refuse",
+        "passwordless_ssh_running_jobs_wait_s": 1800,
         "passwordless_ssh_extra_names": [],
     },
     "openmpi": {
@@ -229,6 +231,8 @@ BASELINE = {
         "horovod_container_rdma": "auto",
         "horovod_container_image_cache_dir": "/root/.cache/gpucluster/images",
         "horovod_container_node_dir": "/var/lib/gpucluster/container",
+        "horovod_container_running_jobs": "wait",
+        "horovod_container_running_jobs_wait_s": 600,
     },
     "nvidia_container_toolkit": {
         "nvidia_container_toolkit_version": "",
@@ -322,6 +326,8 @@ BASELINE = {
         "horovod_env_extra": {},
         "horovod_profile_path": "/etc/profile.d/gpucluster-horovod.sh",
         "horovod_verify": True,
+        "horovod_running_jobs": "warn",
+        "horovod_running_jobs_wait_s": 1800,
     },
     "horovod_benchmark": {
         "horovod_benchmark_user": "hvd",
@@ -412,6 +418,11 @@ BAD_INPUTS = [
     ("horovod_container", {"horovod_container_copy_paths": ["opt/x"]}, "horovod_container_copy_paths", "absolute"),
     ("horovod_container", {"horovod_container_gpus": "some"}, "horovod_container_gpus", "auto, all, none"),
     ("horovod_container", {"horovod_container_venv": "venv"}, "horovod_container_venv", "absolute path"),
+    ("horovod_container", {"horovod_container_running_jobs": "kill"}, "horovod_container_running_jobs", "refuse, wait"),
+    ("horovod", {"horovod_running_jobs": "ignore"}, "horovod_running_jobs", "refuse, wait or warn"),
+    ("horovod", {"horovod_running_jobs_wait_s": 0}, "horovod_running_jobs_wait_s", "greater than 0"),
+    ("passwordless_ssh", {"passwordless_ssh_running_jobs": ""}, "passwordless_ssh_running_jobs", "running-jobs"),
+    ("passwordless_ssh", {"passwordless_ssh_running_jobs_wait_s": "1h"}, "passwordless_ssh_running_jobs_wait_s", "int"),
     # preflight
     ("preflight", {"preflight_training_user": "root"}, "preflight_training_user", "must not be root"),
     ("preflight", {"preflight_training_user": "Bad User"}, "preflight_training_user", "POSIX user name"),
