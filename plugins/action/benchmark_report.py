@@ -56,6 +56,13 @@ class ActionModule(ActionBase):
         for path in sorted(glob.glob(os.path.join(raw_dir, "**", "nccl-tests-*.txt"), recursive=True)):
             with open(path, encoding="utf-8", errors="replace") as f:
                 nccl_tests = {"source": os.path.relpath(path, raw_dir), "text": f.read()}
+        elastic = None
+        for path in sorted(glob.glob(os.path.join(raw_dir, "**", "elastic.json"), recursive=True)):
+            try:
+                with open(path) as f:
+                    elastic = {"source": os.path.relpath(path, raw_dir), "doc": json.load(f)}
+            except (OSError, ValueError) as exc:
+                raise AnsibleActionFail(f"benchmark_report: cannot read {path}: {to_native(exc)}") from exc
         if not runs:
             raise AnsibleActionFail(f"benchmark_report: no run-*.json under {raw_dir} (did every horovodrun fail?)")
         if self._task.check_mode:
@@ -73,6 +80,7 @@ class ActionModule(ActionBase):
                 nccl_tests=nccl_tests,
                 transport=args["transport"],
                 failure=args["failure"] or None,
+                elastic=elastic,
                 run_id=args["run_id"],
                 generated_at=args["generated_at"],
                 large_bytes=args["large_bytes"],

@@ -481,6 +481,7 @@ def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the a
     nccl_tests: Optional[Any] = None,
     transport: Optional[Dict[str, Any]] = None,
     failure: Optional[Dict[str, Any]] = None,
+    elastic: Optional[Dict[str, Any]] = None,
 ) -> Dict[str, Any]:
     """Build the schema_version 1 document from program documents, iperf3 and nccl-tests results.
 
@@ -492,6 +493,8 @@ def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the a
     INFO log, with ``nodes``, ``fabric``, ``read`` and ``problem``: why the run must not count, or '').
     ``failure`` makes the document partial: a later run failed and ``runs`` holds the ones that finished before it
     (:func:`failure_entry`: the run that failed, the nodes the launcher lost, the error).
+    ``elastic`` is the elastic run's program document (``--mode elastic``), or ``{"source": path, "doc": document}``:
+    :func:`elastic_entry`.
     """
     if not runs:
         raise BenchmarkError("no benchmark results to combine (did every horovodrun fail?)")
@@ -534,6 +537,7 @@ def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the a
         "transport": dict(transport) if transport else None,
         "comparison": comparison,
         "failure": failure_entry(**failure) if failure else None,
+        "elastic": elastic_entry(elastic) if elastic else None,
         "summary": summary,
     }
     # Where the ranks ran: the training containers (inputs.container, from the horovod_container role) or the hosts.
@@ -545,6 +549,27 @@ def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the a
             "combined result does not match schema_version %d: %s" % (SCHEMA_VERSION, "; ".join(errs[:5]))
         )
     return doc
+
+
+def elastic_entry(item: Mapping[str, Any]) -> Dict[str, Any]:
+    """The elastic run (``--mode elastic``): its program document's ``elastic`` section with the run's tag, device,
+    Horovod version and the ranks that finished it (the workers left at its end)."""
+    source = str(item.get("source") or "elastic") if "doc" in item else "elastic"
+    doc = item["doc"] if "doc" in item else item
+    if doc.get("mode") != "elastic" or not isinstance(doc.get("elastic"), Mapping):
+        raise BenchmarkError(f"benchmark output {source} is not an elastic run's document (mode {doc.get('mode')!r})")
+    entry = dict(doc["elastic"])
+    entry.update(
+        tag=str(doc.get("tag", "elastic")),
+        source=source,
+        horovod=doc.get("horovod"),
+        ranks_at_end=len(doc.get("ranks") or []),
+        started=doc.get("started"),
+        finished=doc.get("finished"),
+    )
+    if not entry.get("max_workers"):
+        entry["max_workers"] = max([w["workers"] for w in entry.get("workers_over_time") or []] or [1])
+    return entry
 
 
 def failure_entry(

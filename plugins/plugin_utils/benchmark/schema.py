@@ -177,6 +177,44 @@ RESULT_SCHEMA: Dict[str, Any] = {
                 "error": {"type": "string"},
             },
         },
+        "elastic": {
+            "type": ["object", "null"],
+            "required": [
+                "tag",
+                "resets",
+                "min_workers",
+                "max_workers",
+                "workers_over_time",
+                "final_workers",
+                "steps",
+                "elapsed_s",
+                "before",
+                "after",
+            ],
+            "properties": {
+                "tag": {"type": "string"},
+                "resets": {"type": "integer", "minimum": 0},
+                "min_workers": {"type": "integer", "minimum": 1},
+                "max_workers": {"type": "integer", "minimum": 1},
+                "workers_over_time": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["t", "workers", "event"],
+                        "properties": {
+                            "t": _NUM,
+                            "workers": {"type": "integer", "minimum": 1},
+                            "event": {"type": "string"},
+                        },
+                    },
+                },
+                "final_workers": {"type": "integer", "minimum": 1},
+                "steps": {"type": "integer", "minimum": 0},
+                "elapsed_s": _NUM,
+                "before": {"type": ["object", "null"]},
+                "after": {"type": ["object", "null"]},
+            },
+        },
         "summary": {
             "type": "object",
             "required": [

@@ -143,20 +143,38 @@ def launch_argv(
     run_timeout: Any = 900,
     network_interface: str = "",
     launcher_is_node: bool = True,
+    elastic: Optional[Mapping[str, Any]] = None,
 ) -> List[str]:
-    """The full argv: ``timeout … horovodrun -np W -H … -p PORT --gloo|--mpi … -- program``."""
+    """The full argv: ``timeout … horovodrun -np W -H … -p PORT --gloo|--mpi … -- program``.
+
+    ``elastic`` (``{"discovery_script": path, "min_workers": n}``) makes it an elastic job: instead of ``-H``, W is
+    the most workers (``--max-np``, also the start), ``--min-np`` the fewest it goes on with, and the hosts come from
+    the discovery script; Horovod's elastic mode runs on Gloo only.
+    """
     if controller not in ("gloo", "mpi"):
         raise HorovodrunError(f"controller must be gloo or mpi, got {controller!r}")
     value = hosts_arg(hosts, workers)
+    count = str(_positive_int(workers, "the worker count"))
+    if elastic:
+        if controller != "gloo":
+            raise HorovodrunError("elastic Horovod runs on the Gloo controller only, got controller mpi")
+        fewest = _positive_int(elastic.get("min_workers", 1), "the elastic minimum worker count")
+        if fewest > int(count):
+            raise HorovodrunError(f"the elastic minimum worker count {fewest} is above the most, {count}")
+        script = str(elastic.get("discovery_script") or "")
+        if not script.startswith("/"):
+            raise HorovodrunError(f"the host discovery script must be an absolute path, got {script!r}")
+        hosts_args = ["--min-np", str(fewest), "--max-np", count, "--host-discovery-script", script]
+    else:
+        hosts_args = ["-H", value]
     argv = [
         "timeout",
         "--kill-after=15",
         str(_positive_int(run_timeout, "the run timeout")),
         horovodrun,
         "-np",
-        str(_positive_int(workers, "the worker count")),
-        "-H",
-        value,
+        count,
+        *hosts_args,
         "-p",
         str(_positive_int(ssh_port, "the SSH port")),
         f"--{controller}",

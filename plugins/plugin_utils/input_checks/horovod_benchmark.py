@@ -53,6 +53,21 @@ def _warmup_steps(values, ctx):
         )
 
 
+@check(
+    "horovod_benchmark_elastic",
+    "horovod_benchmark_framework",
+    description="the elastic run trains with PyTorch (the program's elastic mode)",
+)
+def _elastic_framework(values, ctx):
+    if values["horovod_benchmark_elastic"] is True and values["horovod_benchmark_framework"] != "pytorch":
+        yield Finding(
+            "horovod_benchmark_elastic",
+            True,
+            f"the elastic run trains with PyTorch, and the framework is {values['horovod_benchmark_framework']}",
+            "false, or the pytorch framework",
+        )
+
+
 @check("horovod_benchmark_nccl_tests", description="auto, true or false")
 def _nccl_tests(values, ctx):
     value = values["horovod_benchmark_nccl_tests"]
@@ -78,6 +93,7 @@ CHECKS = [
     _sizes,
     _worker_counts,
     _warmup_steps,
+    _elastic_framework,
     _nccl_tests,
     training_user("horovod_benchmark_user"),
     absolute_path(
@@ -98,6 +114,8 @@ CHECKS = [
         "horovod_benchmark_image_size",
         "horovod_benchmark_steps",
         "horovod_benchmark_iperf_seconds",
+        "horovod_benchmark_elastic_min_workers",
+        "horovod_benchmark_elastic_commit_steps",
         what="a count",
     ),
     at_least(0, "horovod_benchmark_warmup", "horovod_benchmark_warmup_steps", what="a count >= 0"),
@@ -105,6 +123,7 @@ CHECKS = [
         "horovod_benchmark_start_timeout",
         "horovod_benchmark_run_timeout",
         "horovod_benchmark_ssh_timeout",
+        "horovod_benchmark_elastic_seconds",
         what="seconds",
     ),
     at_least(0, "horovod_benchmark_fusion_threshold_mb", what="MiB >= 0 (0: no tensor fusion)"),

@@ -19,6 +19,13 @@ Launched with ``horovodrun`` (Gloo or MPI controller), for ``--framework pytorch
     cross-worker all-reduce (ring on CPU, NCCL on GPU); the workers' addresses come
     from Horovod (allgather_object) before it is shut down, the results are gathered
     with the strategy's own all-reduce.
+``--mode elastic``
+    elastic training (PyTorch): launched with ``horovodrun --min-np/--max-np --host-discovery-script``,
+    the synthetic training runs for ``--elastic-seconds`` under ``hvd.elastic.run`` with its state
+    (model, optimizer, step, the timeline) committed every ``--commit-steps`` steps; a worker lost or
+    added resets the job, which goes on from the last commit with the workers that remain.  Rank 0
+    writes the resets, the worker count over time and samples/s before and after the last change
+    (``--progress`` appends a line per commit to a file, for whoever watches the run).
 ``--mode plain``
     the plain-framework baseline: the training part alone, in ONE process started
     directly with python (not horovodrun), without Horovod (no hvd.init, no
@@ -436,22 +443,22 @@ class SmallConvNet:
         )
 
 
-def run_training(torch, hvd, rank, device, args):
-    """Synthetic training: with Horovod (hvd) its DistributedOptimizer and broadcasts; hvd None: plain PyTorch."""
-    model_name = args.model
-    model = None
-    if model_name in ("auto", "resnet50"):
+def build_model(torch, args):
+    """The training model: ResNet-50 where torchvision is importable (``auto``), else the small ConvNet."""
+    if args.model in ("auto", "resnet50"):
         try:
             import torchvision  # noqa: PLC0415 - optional dependency
 
-            model = torchvision.models.resnet50(num_classes=args.num_classes)
-            model_name = "resnet50"
+            return torchvision.models.resnet50(num_classes=args.num_classes), "resnet50"
         except ImportError:
-            if model_name == "resnet50":
+            if args.model == "resnet50":
                 raise
-    if model is None:
-        model = SmallConvNet.build(torch, args.num_classes)
-        model_name = "smallconvnet"
+    return SmallConvNet.build(torch, args.num_classes), "smallconvnet"
+
+
+def run_training(torch, hvd, rank, device, args):
+    """Synthetic training: with Horovod (hvd) its DistributedOptimizer and broadcasts; hvd None: plain PyTorch."""
+    model, model_name = build_model(torch, args)
     model.to(device)
     params = sum(p.numel() for p in model.parameters())
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01 * (hvd.size() if hvd else 1), momentum=0.9)
@@ -493,6 +500,151 @@ def run_training(torch, hvd, rank, device, args):
         "samples_per_s": sps,
         "final_loss": float(loss.item()),
     }
+
+
+def elastic_summary(timeline, resets, min_np, max_np, seconds):
+    """Rank 0, --mode elastic: what the timeline of commits and resets says.
+
+    ``timeline`` items: ``{"t": seconds since the start, "event": "start" | "commit" | "reset", "workers": n,
+    "step": optimizer steps so far, "samples": samples trained so far}``.  A phase is a run of commits at one worker
+    count; its samples/s is the samples it trained over the time from its first to its last commit.  ``before``
+    is the first phase, ``after`` the last (after the last reset); ``workers_over_time`` the worker count at
+    each start and reset.
+    """
+    phases = []
+    current = None
+    for entry in timeline:
+        if entry["event"] != "commit":
+            current = None  # a start or a reset ends the phase, even when the worker count comes back the same
+        elif current is not None and current["workers"] == entry["workers"]:
+            current["last"] = entry
+        else:
+            current = {"workers": entry["workers"], "first": entry, "last": entry}
+            phases.append(current)
+
+    def rate(phase):
+        dt = phase["last"]["t"] - phase["first"]["t"]
+        if dt <= 0:
+            return None
+        return (phase["last"]["samples"] - phase["first"]["samples"]) / dt
+
+    def side(phase):
+        if phase is None:
+            return None
+        return {
+            "workers": phase["workers"],
+            "from_s": phase["first"]["t"],
+            "to_s": phase["last"]["t"],
+            "samples_per_s": rate(phase),
+        }
+
+    changes = [e for e in timeline if e["event"] in ("start", "reset")]
+    last = timeline[-1] if timeline else {"t": 0.0, "step": 0, "samples": 0, "workers": 0}
+    return {
+        "min_workers": min_np,
+        "max_workers": max_np,
+        "seconds": seconds,
+        "resets": resets,
+        "workers_over_time": [{"t": e["t"], "workers": e["workers"], "event": e["event"]} for e in changes],
+        "final_workers": last["workers"],
+        "steps": last["step"],
+        "samples": last["samples"],
+        "elapsed_s": last["t"],
+        "phases": [side(p) for p in phases],
+        "before": side(phases[0]) if phases else None,
+        "after": side(phases[-1]) if len(phases) > 1 else None,
+        "timeline": list(timeline),
+    }
+
+
+def main_elastic(args, started):  # noqa: PLR0915 - the elastic run, read top to bottom
+    """--mode elastic: synthetic training under hvd.elastic.run until --elastic-seconds have passed."""
+    import horovod.torch as hvd  # noqa: PLC0415
+    import torch  # noqa: PLC0415
+
+    hvd.init()
+    device, problem = pick_device(torch, hvd.local_rank(), args.device, hvd.local_size())
+    if problem:
+        log(hvd.rank(), "WARNING: " + problem)
+    model, model_name = build_model(torch, args)
+    model.to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    optimizer = hvd.DistributedOptimizer(optimizer, named_parameters=model.named_parameters(), op=hvd.Average)
+    data = torch.randn(args.batch_size, 3, args.image_size, args.image_size, device=device)
+    target = torch.randint(0, args.num_classes, (args.batch_size,), device=device)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    # The clock is rank 0's wall clock at the start, carried in the state: a worker that joins later (or a rank that
+    # becomes rank 0) measures from the same origin.  Lists are replaced, never appended to in place: the state keeps
+    # references, and a restore must give back the committed list.
+    state = hvd.elastic.TorchState(
+        model=model, optimizer=optimizer, step=0, samples=0, resets=0, t0=time.time(), timeline=[]
+    )
+
+    def now():
+        return round(time.time() - state.t0, 3)
+
+    def entry(event):
+        return {"t": now(), "event": event, "workers": hvd.size(), "step": state.step, "samples": state.samples}
+
+    def on_reset():
+        # after a reset (a worker lost or added), before the state is synchronised from rank 0: saved, so that the
+        # synchronisation (which sends the saved state) carries it
+        state.resets += 1
+        state.timeline = [*state.timeline, entry("reset")]
+        log(hvd.rank(), "elastic reset %d: %d workers at %.1f s" % (state.resets, hvd.size(), now()))
+        state.save()
+
+    state.register_reset_callbacks([on_reset])
+
+    @hvd.elastic.run
+    def train(state):
+        if not state.timeline:
+            state.timeline = [entry("start")]
+        while now() < args.elastic_seconds:
+            optimizer.zero_grad()
+            loss = loss_fn(model(data), target)
+            loss.backward()
+            optimizer.step()
+            state.step += 1
+            state.samples += args.batch_size * hvd.size()
+            if state.step % args.commit_steps == 0:
+                state.timeline = [*state.timeline, entry("commit")]
+                if args.progress and hvd.rank() == 0:
+                    with open(args.progress, "a") as f:
+                        f.write(json.dumps(state.timeline[-1]) + "\n")
+                state.commit()
+        return float(loss.item())
+
+    final_loss = train(state)
+    rank, size = hvd.rank(), hvd.size()
+    state.timeline = [*state.timeline, entry("commit")]
+    info = rank_info(torch, rank, hvd.local_rank(), device)
+    infos = hvd.allgather_object(info, name="bench.elastic.ranks")
+    env_seen = {k: os.environ[k] for k in TUNING_ENV if k in os.environ}
+    doc = base_document(args, rank, "pytorch", torch.__version__, size, started, device.type, infos, env_seen)
+    summary = elastic_summary(state.timeline, state.resets, args.min_np, args.max_np, args.elastic_seconds)
+    summary.update(
+        model=model_name,
+        batch_size=args.batch_size,
+        image_size=args.image_size,
+        final_loss=final_loss,
+        commit_steps=args.commit_steps,
+        device=device.type,
+    )
+    doc["elastic"] = summary
+    doc["library"] = "horovod"
+    log(
+        rank,
+        "elastic: %d resets, workers %s, %d steps in %.1f s"
+        % (
+            summary["resets"],
+            [w["workers"] for w in summary["workers_over_time"]],
+            summary["steps"],
+            summary["elapsed_s"],
+        ),
+    )
+    hvd.shutdown()
+    return write_result(rank, doc, args)
 
 
 def training_summary(tr, all_tr, device_type, size):
@@ -854,12 +1006,13 @@ def main(argv=None):  # noqa: PLR0912, PLR0915 - argument table and the modes, r
     p.add_argument("--framework", choices=["pytorch", "tensorflow"], default="pytorch")
     p.add_argument(
         "--mode",
-        choices=["horovod", "torch", "both", "tensorflow", "plain"],
+        choices=["horovod", "torch", "both", "tensorflow", "plain", "elastic"],
         default="horovod",
         help="torch / tensorflow: the peer baseline of that framework (torch.distributed, or TensorFlow's "
         "MultiWorkerMirroredStrategy); both: Horovod and torch.distributed sweeps interleaved in one job "
         "(PyTorch only, no training); plain: the training alone in one process without Horovod, started "
-        "with python directly (the overhead baseline)",
+        "with python directly (the overhead baseline); elastic: training under hvd.elastic.run, launched with "
+        "horovodrun --min-np/--max-np --host-discovery-script (PyTorch only)",
     )
     p.add_argument("--tag", default="run", help="label of this run, copied into the JSON")
     p.add_argument("--output", help="JSON file written by rank 0")
@@ -904,9 +1057,15 @@ def main(argv=None):  # noqa: PLR0912, PLR0915 - argument table and the modes, r
     t.add_argument("--num-classes", type=int, default=1000)
     t.add_argument("--warmup-steps", type=int, default=2)
     t.add_argument("--steps", type=int, default=10)
+    e = p.add_argument_group("elastic (--mode elastic)")
+    e.add_argument("--elastic-seconds", type=float, default=60.0, help="train until this many seconds have passed")
+    e.add_argument("--commit-steps", type=int, default=10, help="commit the state every N steps")
+    e.add_argument("--min-np", type=int, default=1, help="horovodrun's --min-np (for the report)")
+    e.add_argument("--max-np", type=int, default=0, help="horovodrun's --max-np (for the report)")
+    e.add_argument("--progress", help="rank 0 appends each commit as a JSON line to this file")
     args = p.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
-    peer_mode = {"pytorch": ("torch", "both"), "tensorflow": ("tensorflow",)}[args.framework]
+    peer_mode = {"pytorch": ("torch", "both", "elastic"), "tensorflow": ("tensorflow",)}[args.framework]
     if args.mode not in ("horovod", "plain") and args.mode not in peer_mode:
         p.error(
             "--mode %s does not go with --framework %s (choose horovod, plain or %s)"
@@ -919,9 +1078,14 @@ def main(argv=None):  # noqa: PLR0912, PLR0915 - argument table and the modes, r
     elif args.mode != "horovod":
         args.training = False
 
+    if args.mode == "elastic" and (args.elastic_seconds <= 0 or args.commit_steps < 1):
+        p.error("--mode elastic needs --elastic-seconds > 0 and --commit-steps >= 1")
+
     started = datetime.datetime.now(datetime.timezone.utc).isoformat()
     if args.mode == "plain":
         return main_plain(args, started)
+    if args.mode == "elastic":
+        return main_elastic(args, started)
     if args.mwms_worker:
         return mwms_worker(args)
     if args.framework == "tensorflow":

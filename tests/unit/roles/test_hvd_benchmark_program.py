@@ -49,7 +49,7 @@ def test_nccl_version_without_nccl():
     [
         (["--mode", "plain", "--no-training"], "--mode plain runs the training part only"),
         (["--framework", "tensorflow", "--mode", "torch"], "choose horovod, plain or tensorflow"),
-        (["--mode", "tensorflow"], "choose horovod, plain or torch or both"),
+        (["--mode", "tensorflow"], "choose horovod, plain or torch or both or elastic"),
     ],
 )
 def test_mode_rules(argv, message, capsys):
@@ -320,3 +320,138 @@ def test_paired_ratios_pair_each_iteration_across_ranks():
     (row,) = hb.paired_ratios(hvd, peer)
     # ratios 2, 1, 1, 0.5: median 1, nearest-rank p10 0.5 and p90 2
     assert row == {"bytes": 4096, "pairs": 4, "ratio_median": 1.0, "ratio_p10": 0.5, "ratio_p90": 2.0}
+
+
+class _HorovodInternalError(RuntimeError):
+    """Stands in for horovod.common.exceptions.HorovodInternalError (a collective failed: a worker was lost)."""
+
+
+def _elastic_horovod(monkeypatch, fail_at_step):
+    """The one-rank stand-in with Horovod's elastic API as horovod/common/elastic.py (0.28.1) implements it: state
+    kept by reference at save(), put back at restore(), the saved state sent at sync(); ``run`` retries the function
+    after a HorovodInternalError with the state restored, re-initialises and calls the reset callbacks. The job
+    starts with two workers; the optimizer step ``fail_at_step`` fails once, as when a worker is lost, and the job
+    goes on with one."""
+    hvd = _one_rank_horovod(monkeypatch, "pytorch")
+    hvd.world = 2
+    hvd.size = lambda: hvd.world
+    steps = {"n": 0}
+
+    def distributed(optimizer, named_parameters=None, op=None):
+        step = optimizer.step
+
+        def failing_step(*args, **kwargs):
+            steps["n"] += 1
+            if steps["n"] == fail_at_step:
+                hvd.world = 1
+                raise _HorovodInternalError("gloo: connection closed by peer")
+            return step(*args, **kwargs)
+
+        optimizer.step = failing_step
+        return optimizer
+
+    hvd.DistributedOptimizer = distributed
+
+    class TorchState:
+        def __init__(self, model=None, optimizer=None, **kwargs):
+            self._saved = dict(kwargs)
+            self._callbacks = []
+            self.model, self.optimizer = model, optimizer
+            self._set()
+
+        def _set(self):
+            for key, value in self._saved.items():
+                setattr(self, key, value)
+
+        def register_reset_callbacks(self, callbacks):
+            self._callbacks.extend(callbacks)
+
+        def on_reset(self):
+            for callback in self._callbacks:
+                callback()
+
+        def save(self):
+            self._saved = {key: getattr(self, key) for key in self._saved}
+
+        def restore(self):
+            self._set()
+
+        def sync(self):
+            self._set()
+
+        def commit(self):
+            self.save()
+
+    def run(func):
+        def wrapper(state):
+            while True:
+                try:
+                    state.sync()
+                    return func(state)
+                except _HorovodInternalError:
+                    state.restore()
+                hvd.shutdown()
+                hvd.init()
+                state.on_reset()
+
+        return wrapper
+
+    hvd.elastic = SimpleNamespace(TorchState=TorchState, run=run)
+    return hvd
+
+
+@pytest.mark.frameworks
+def test_elastic_mode_goes_on_after_a_lost_worker_from_the_last_commit(tmp_path, monkeypatch):
+    hvd = _elastic_horovod(monkeypatch, fail_at_step=15)
+    out, progress = tmp_path / "elastic.json", tmp_path / "progress.jsonl"
+    argv = ["--mode", "elastic", *TRAIN, "--device", "cpu", "--elastic-seconds", "2", "--commit-steps", "4"]
+    argv += ["--min-np", "1", "--max-np", "2", "--progress", str(progress), "--output", str(out)]
+    assert hb.main(argv) == 0
+    doc = json.loads(out.read_text())
+    e = doc["elastic"]
+    assert (doc["mode"], doc["size"], e["resets"], e["min_workers"], e["max_workers"]) == ("elastic", 1, 1, 1, 2)
+    assert [(w["event"], w["workers"]) for w in e["workers_over_time"]] == [("start", 2), ("reset", 1)]
+    # the step that failed was not counted: the job went on from the commit at step 12 (every 4 steps)
+    reset = next(x for x in e["timeline"] if x["event"] == "reset")
+    assert (reset["step"], reset["samples"]) == (12, 12 * 4 * 2)
+    assert e["before"]["workers"] == 2 and e["after"]["workers"] == 1
+    assert e["before"]["samples_per_s"] > 0 and e["after"]["samples_per_s"] > 0
+    assert e["elapsed_s"] >= 2 and e["steps"] > 12 and e["final_workers"] == 1
+    # commits after the reset count one worker's samples
+    after = [x for x in e["timeline"] if x["event"] == "commit" and x["t"] > reset["t"]]
+    assert after and all(b["samples"] - a["samples"] == 4 * (b["step"] - a["step"]) for a, b in zip(after, after[1:]))
+    lines = [json.loads(line) for line in progress.read_text().splitlines()]
+    assert [x["step"] for x in lines[:3]] == [4, 8, 12] and {x["workers"] for x in lines} == {1, 2}
+    assert hvd.calls == ["init", "shutdown", "init", "shutdown"]
+
+
+def test_elastic_summary_of_a_run_without_a_reset():
+    timeline = [
+        {"t": 0.0, "event": "start", "workers": 3, "step": 0, "samples": 0},
+        {"t": 1.0, "event": "commit", "workers": 3, "step": 10, "samples": 300},
+        {"t": 3.0, "event": "commit", "workers": 3, "step": 30, "samples": 900},
+    ]
+    s = hb.elastic_summary(timeline, 0, 2, 3, 3.0)
+    assert s["before"] == {"workers": 3, "from_s": 1.0, "to_s": 3.0, "samples_per_s": 300.0}
+    assert s["after"] is None and s["resets"] == 0 and s["final_workers"] == 3
+    assert s["workers_over_time"] == [{"t": 0.0, "workers": 3, "event": "start"}]
+
+
+def test_elastic_summary_a_reset_back_to_the_same_count_starts_a_new_phase():
+    timeline = [
+        {"t": 0.0, "event": "start", "workers": 2, "step": 0, "samples": 0},
+        {"t": 1.0, "event": "commit", "workers": 2, "step": 5, "samples": 10},
+        {"t": 2.0, "event": "commit", "workers": 2, "step": 10, "samples": 20},
+        {"t": 9.0, "event": "reset", "workers": 2, "step": 10, "samples": 20},
+        {"t": 10.0, "event": "commit", "workers": 2, "step": 15, "samples": 30},
+    ]
+    s = hb.elastic_summary(timeline, 1, 1, 2, 10.0)
+    assert [p["from_s"] for p in s["phases"]] == [1.0, 10.0]
+    # a phase of one commit has no rate
+    assert s["after"] == {"workers": 2, "from_s": 10.0, "to_s": 10.0, "samples_per_s": None}
+
+
+def test_elastic_mode_needs_a_duration_and_a_commit_interval(capsys):
+    with pytest.raises(SystemExit):
+        hb.main(["--mode", "elastic", "--commit-steps", "0"])
+    assert "--commit-steps >= 1" in capsys.readouterr().err

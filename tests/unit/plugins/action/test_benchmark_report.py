@@ -95,3 +95,39 @@ def test_plain_run_nodes_and_nccl_tests_reach_the_report(raw, tmp_path):
     assert any(line.startswith("WARNING: nodes n1, n2 share one kernel") for line in res["summary_lines"])
     report = (dest / "report.md").read_text()
     assert "## Nodes" in report and "## nccl-tests all_reduce_perf" in report
+
+
+def test_the_elastic_run_reaches_the_result_and_the_summary(raw, tmp_path):
+    # the elastic run's document, as hvd_benchmark.py --mode elastic writes it, next to the runs
+    timeline = [
+        {"t": 0.0, "event": "start", "workers": 2, "step": 0, "samples": 0},
+        {"t": 2.0, "event": "commit", "workers": 2, "step": 10, "samples": 160},
+        {"t": 4.0, "event": "commit", "workers": 2, "step": 20, "samples": 320},
+    ]
+    elastic = {
+        "mode": "elastic",
+        "tag": "elastic",
+        "size": 2,
+        "ranks": [{"rank": 0}, {"rank": 1}],
+        "elastic": {
+            "min_workers": 1,
+            "max_workers": 2,
+            "resets": 0,
+            "workers_over_time": [{"t": 0.0, "workers": 2, "event": "start"}],
+            "final_workers": 2,
+            "steps": 20,
+            "elapsed_s": 4.0,
+            "phases": [{"workers": 2, "from_s": 2.0, "to_s": 4.0, "samples_per_s": 80.0}],
+            "before": {"workers": 2, "from_s": 2.0, "to_s": 4.0, "samples_per_s": 80.0},
+            "after": None,
+            "timeline": timeline,
+        },
+    }
+    (raw / "elastic.json").write_text(json.dumps(elastic))
+    dest = tmp_path / "out"
+    res = make_action({"raw_dir": str(raw), "dest": str(dest), "run_id": "e1", "plots": False}).run(task_vars={})
+    doc = json.loads((dest / "result.json").read_text())
+    assert doc["elastic"]["source"] == "elastic.json" and doc["elastic"]["ranks_at_end"] == 2
+    # not one of the scaling runs
+    assert sorted(r["source"] for r in doc["runs"]) == ["n1/run-hvd-np2.json", "n1/run-torch-np2.json"]
+    assert "elastic: 0 resets, workers 2, 20 steps in 4.0 s; samples/s 80.0 at 2 workers" in res["summary_lines"]

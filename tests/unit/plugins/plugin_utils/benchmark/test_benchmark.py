@@ -918,6 +918,93 @@ def test_schema_rejects_a_failure_without_lost_nodes():
     assert any("lost_nodes" in e for e in b.schema_errors(doc))
 
 
+# Issue 39: the elastic run (hvd_benchmark.py --mode elastic) in result.json and the report.
+def elastic_doc():
+    timeline = [
+        {"t": 0.0, "event": "start", "workers": 2, "step": 0, "samples": 0},
+        {"t": 1.0, "event": "commit", "workers": 2, "step": 5, "samples": 80},
+        {"t": 3.0, "event": "commit", "workers": 2, "step": 15, "samples": 240},
+        {"t": 9.5, "event": "reset", "workers": 1, "step": 15, "samples": 240},
+        {"t": 10.0, "event": "commit", "workers": 1, "step": 20, "samples": 280},
+        {"t": 45.0, "event": "commit", "workers": 1, "step": 370, "samples": 3080},
+    ]
+    return {
+        "program_version": 1,
+        "mode": "elastic",
+        "tag": "elastic",
+        "size": 1,
+        "device": "cpu",
+        "horovod": "0.28.1",
+        "ranks": [{"rank": 0, "hostname": "n1"}],
+        "started": "s",
+        "finished": "f",
+        "elastic": {
+            "min_workers": 1,
+            "max_workers": 2,
+            "seconds": 45.0,
+            "commit_steps": 5,
+            "resets": 1,
+            "workers_over_time": [
+                {"t": 0.0, "workers": 2, "event": "start"},
+                {"t": 9.5, "workers": 1, "event": "reset"},
+            ],
+            "final_workers": 1,
+            "steps": 370,
+            "samples": 3080,
+            "elapsed_s": 45.0,
+            "phases": [
+                {"workers": 2, "from_s": 1.0, "to_s": 3.0, "samples_per_s": 80.0},
+                {"workers": 1, "from_s": 10.0, "to_s": 45.0, "samples_per_s": 80.0},
+            ],
+            "before": {"workers": 2, "from_s": 1.0, "to_s": 3.0, "samples_per_s": 80.0},
+            "after": {"workers": 1, "from_s": 10.0, "to_s": 45.0, "samples_per_s": 80.0},
+            "timeline": timeline,
+        },
+    }
+
+
+def test_the_elastic_run_is_reported_with_its_reset(tmp_path):
+    doc = b.combine(synthetic_runs(), run_id="e", elastic={"source": "elastic.json", "doc": elastic_doc()})
+    assert b.schema_errors(doc) == []
+    e = doc["elastic"]
+    assert (e["tag"], e["resets"], e["ranks_at_end"], e["source"], e["horovod"]) == (
+        "elastic",
+        1,
+        1,
+        "elastic.json",
+        "0.28.1",
+    )
+    line = r.elastic_line(doc)
+    assert line == (
+        "elastic: 1 reset, workers 2 -> 1, 370 steps in 45.0 s; samples/s 80.0 at 2 workers before, 80.0 at 1 after"
+    )
+    assert line in r.summary_table(doc)
+    md = Path(r.write_report(doc, str(tmp_path), plots=False)["report"]).read_text()
+    assert "## Elastic training" in md and "- " + line in md
+    assert "| 9.5 | reset | 1 |" in md and "| 10.0 | 45.0 | 1 | 80.0 |" in md
+    # without an elastic run: no section, no line, null in the document
+    plain = b.combine(synthetic_runs(), run_id="p")
+    assert plain["elastic"] is None and r.elastic_line(plain) is None
+
+
+def test_an_elastic_run_without_a_change_has_no_after():
+    doc = elastic_doc()
+    doc["elastic"].update(resets=0, after=None, workers_over_time=doc["elastic"]["workers_over_time"][:1])
+    out = b.combine(synthetic_runs(), run_id="e", elastic=doc)
+    assert r.elastic_line(out) == "elastic: 0 resets, workers 2, 370 steps in 45.0 s; samples/s 80.0 at 2 workers"
+
+
+def test_a_document_that_is_not_an_elastic_run_is_refused():
+    with pytest.raises(b.BenchmarkError, match="not an elastic run's document"):
+        b.combine(synthetic_runs(), run_id="e", elastic={"source": "elastic.json", "doc": synthetic_runs()[0]})
+
+
+def test_schema_rejects_an_elastic_run_without_resets():
+    doc = b.combine(synthetic_runs(), run_id="e", elastic=elastic_doc())
+    del doc["elastic"]["resets"]
+    assert any("resets" in err for err in b.schema_errors(doc))
+
+
 # Issue 37: the plots - worker ticks at the measured counts, small sizes visible, the legend off the axis labels.
 def pyplot():
     matplotlib = pytest.importorskip("matplotlib")

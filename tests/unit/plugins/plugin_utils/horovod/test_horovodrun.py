@@ -163,6 +163,39 @@ def test_argv_mpi_controller_and_bad_controller():
         hr.launch_argv(HOSTS, 1, horovodrun="hr", program=["p"], controller="nccl")
 
 
+def test_argv_of_an_elastic_job():
+    argv = hr.launch_argv(
+        HOSTS,
+        3,
+        horovodrun="/v/bin/horovodrun",
+        program=["/v/bin/python", "b.py", "--mode", "elastic"],
+        ssh_port=22,
+        network_interface="eth0",
+        elastic={"discovery_script": "/opt/gpucluster/benchmark/discover-hosts.sh", "min_workers": 1},
+    )
+    assert argv == [
+        "timeout", "--kill-after=15", "900", "/v/bin/horovodrun", "-np", "3", "--min-np", "1", "--max-np", "3",
+        "--host-discovery-script", "/opt/gpucluster/benchmark/discover-hosts.sh",
+        "-p", "22", "--gloo", "--start-timeout", "60", "--network-interface", "eth0",
+        "/v/bin/python", "b.py", "--mode", "elastic",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"controller": "mpi"}, "Gloo controller only"),
+        ({"elastic": {"discovery_script": "/d.sh", "min_workers": 4}}, "minimum worker count 4 is above the most, 3"),
+        ({"elastic": {"discovery_script": "d.sh", "min_workers": 1}}, "absolute path, got 'd.sh'"),
+        ({"elastic": {"discovery_script": "/d.sh", "min_workers": 0}}, "minimum worker count must be"),
+    ],
+)
+def test_elastic_jobs_refused(options, message):
+    options = {"elastic": {"discovery_script": "/d.sh", "min_workers": 1}, **options}
+    with pytest.raises(hr.HorovodrunError, match=message):
+        hr.launch_argv(HOSTS, 3, horovodrun="hr", program=["p"], **options)
+
+
 def test_mpirun_argv_follows_the_horovodrun_conventions():
     argv = hr.mpirun_argv(
         HOSTS,
