@@ -595,6 +595,8 @@ def main_elastic(args, started):  # noqa: PLR0915 - the elastic run, read top to
         state.save()
 
     state.register_reset_callbacks([on_reset])
+    if args.progress and hvd.rank() == 0:
+        os.makedirs(os.path.dirname(os.path.abspath(args.progress)), exist_ok=True)
 
     @hvd.elastic.run
     def train(state):
