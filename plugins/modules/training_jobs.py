@@ -30,7 +30,7 @@ options:
     default: []
   within:
     description:
-      - Only the processes whose control groups name this string (a Docker container's id: the jobs in that
+      - Only the processes whose control groups name this string (a Docker container's id, for the jobs in that
         container). Empty reads every process.
     type: str
     default: ""

@@ -153,8 +153,8 @@ NODE = [
 ]
 
 
-def jobs_of(tmp_path, processes=NODE, **kwargs):
-    root = make_proc(tmp_path, processes)
+def jobs_of(tmp_path, processes=None, **kwargs):
+    root = make_proc(tmp_path, NODE if processes is None else processes)
     paths = kwargs.pop("paths", ())
     entries = training.read_proc(root, with_maps=bool(paths), within=kwargs.pop("within", ""))
     return training.group_jobs(entries, paths=paths, uptime_s=1000.0, ticks_per_s=100, users={1001: "hvd"}, **kwargs)
