@@ -595,8 +595,6 @@ def main_elastic(args, started):  # noqa: PLR0915 - the elastic run, read top to
         state.save()
 
     state.register_reset_callbacks([on_reset])
-    if args.progress and hvd.rank() == 0:
-        os.makedirs(os.path.dirname(os.path.abspath(args.progress)), exist_ok=True)
 
     @hvd.elastic.run
     def train(state):
@@ -612,6 +610,8 @@ def main_elastic(args, started):  # noqa: PLR0915 - the elastic run, read top to
             if state.step % args.commit_steps == 0:
                 state.timeline = [*state.timeline, entry("commit")]
                 if args.progress and hvd.rank() == 0:
+                    # rank 0 may be on another node after a reset: the directory is made where it is now
+                    os.makedirs(os.path.dirname(os.path.abspath(args.progress)), exist_ok=True)
                     with open(args.progress, "a") as f:
                         f.write(json.dumps(state.timeline[-1]) + "\n")
                 state.commit()
