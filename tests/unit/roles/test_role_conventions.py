@@ -242,4 +242,5 @@ def test_ignore_unreachable_comes_with_ignore_errors(role: Path) -> None:
 def test_the_unreachable_rule_sees_the_benchmark_cleanup() -> None:
     found: list = []
     _tasks_ignoring_unreachable(_load_list(ROOT / "roles" / "horovod_benchmark" / "tasks" / "run.yml"), found)
-    assert len(found) == 2
+    # the lost nodes after a failure, the elastic run's document on every node, the cleanup
+    assert len(found) == 3
