@@ -13,6 +13,7 @@ import json
 import os
 from typing import Any, Dict, List, Optional, Sequence
 
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark.elastic import elastic_line, elastic_section
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark.plots import render_plots
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark.result import human_bytes
 
@@ -349,68 +350,6 @@ def _nodes_section(doc: Dict[str, Any]) -> List[str]:
     return out
 
 
-def elastic_line(doc: Dict[str, Any]) -> Optional[str]:
-    """One line for the elastic run: its resets, the worker count over time and samples/s before and after."""
-    e = doc.get("elastic")
-    if not e:
-        return None
-    counts = " -> ".join(str(w["workers"]) for w in e.get("workers_over_time") or []) or "?"
-
-    def rate(side):
-        return "-" if not side or side.get("samples_per_s") is None else "%.1f" % side["samples_per_s"]
-
-    text = "elastic: %d reset%s, workers %s, %d steps in %.1f s" % (
-        e["resets"],
-        "" if e["resets"] == 1 else "s",
-        counts,
-        e["steps"],
-        e["elapsed_s"],
-    )
-    if e.get("after"):
-        text += "; samples/s %s at %d workers before, %s at %d after" % (
-            rate(e["before"]),
-            e["before"]["workers"],
-            rate(e["after"]),
-            e["after"]["workers"],
-        )
-    elif e.get("before"):
-        text += "; samples/s %s at %d workers" % (rate(e["before"]), e["before"]["workers"])
-    return text
-
-
-def _elastic_section(doc: Dict[str, Any]) -> List[str]:
-    e = doc.get("elastic")
-    if not e:
-        return []
-    out = [
-        "## Elastic training",
-        "",
-        "`horovodrun --min-np %d --max-np %d --host-discovery-script ...`, training under `hvd.elastic.run` for %s s, "
-        "its state committed every %s steps: a node lost or added resets the job, which goes on from the last "
-        "commit with the workers the discovery script lists."
-        % (
-            e["min_workers"],
-            e["max_workers"],
-            _f(e.get("seconds"), "%.0f"),
-            e.get("commit_steps", "-"),
-        ),
-        "",
-        "- " + elastic_line(doc),
-        "",
-        "| from s | to s | workers | samples/s |",
-        "|---:|---:|---:|---:|",
-    ]
-    for phase in e.get("phases") or []:
-        out.append(
-            "| %.1f | %.1f | %d | %s |"
-            % (phase["from_s"], phase["to_s"], phase["workers"], _f(phase.get("samples_per_s"), "%.1f"))
-        )
-    out += ["", "| s | event | workers |", "|---:|---|---:|"]
-    out += ["| %.1f | %s | %d |" % (w["t"], w["event"], w["workers"]) for w in e.get("workers_over_time") or []]
-    out.append("")
-    return out
-
-
 def failure_line(doc: Dict[str, Any]) -> Optional[str]:
     """One line for a partial document: which run failed, the nodes lost, what finished before it."""
     f = doc.get("failure")
@@ -558,7 +497,7 @@ def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
             )
         out += ["", "Efficiency = throughput(N) / (N x throughput(1)).", ""]
     out += _overhead_section(doc)
-    out += _elastic_section(doc)
+    out += elastic_section(doc)
     out += _nccl_tests_section(doc)
     if doc["link"]:
         out += ["## Link (iperf3 from the launcher)", "", "| host | Gbit/s |", "|---|---:|"]

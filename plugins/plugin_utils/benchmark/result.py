@@ -17,16 +17,14 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
+from .elastic import elastic_entry
+from .errors import BenchmarkError  # re-exported: the combiner's callers catch it from here
 from .goals import goals
 from .nccl_tests import NcclTestsError, nccl_version_text
 from .nccl_tests import parse_nccl_tests as _parse_nccl_tests
 from .schema import PAIRED_MODE, PEER_MODES, PLAIN_MODE, RESULT_SCHEMA, SCHEMA_VERSION, schema_errors
 
 LARGE_MESSAGE_BYTES = 64 * 1024 * 1024
-
-
-class BenchmarkError(Exception):
-    """A benchmark input or output is wrong; the message says which and why."""
 
 
 # --------------------------------------------------------------------- formulas
@@ -98,6 +96,7 @@ __all__ = [
     "PLAIN_MODE",
     "RESULT_SCHEMA",
     "SCHEMA_VERSION",
+    "BenchmarkError",
     "nccl_version_text",
     "parse_nccl_tests",
     "schema_errors",
@@ -549,27 +548,6 @@ def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the a
             "combined result does not match schema_version %d: %s" % (SCHEMA_VERSION, "; ".join(errs[:5]))
         )
     return doc
-
-
-def elastic_entry(item: Mapping[str, Any]) -> Dict[str, Any]:
-    """The elastic run (``--mode elastic``): its program document's ``elastic`` section with the run's tag, device,
-    Horovod version and the ranks that finished it (the workers left at its end)."""
-    source = str(item.get("source") or "elastic") if "doc" in item else "elastic"
-    doc = item["doc"] if "doc" in item else item
-    if doc.get("mode") != "elastic" or not isinstance(doc.get("elastic"), Mapping):
-        raise BenchmarkError(f"benchmark output {source} is not an elastic run's document (mode {doc.get('mode')!r})")
-    entry = dict(doc["elastic"])
-    entry.update(
-        tag=str(doc.get("tag", "elastic")),
-        source=source,
-        horovod=doc.get("horovod"),
-        ranks_at_end=len(doc.get("ranks") or []),
-        started=doc.get("started"),
-        finished=doc.get("finished"),
-    )
-    if not entry.get("max_workers"):
-        entry["max_workers"] = max([w["workers"] for w in entry.get("workers_over_time") or []] or [1])
-    return entry
 
 
 def failure_entry(
