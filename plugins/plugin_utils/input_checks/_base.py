@@ -189,7 +189,28 @@ def running_jobs(role: str) -> list[Check]:
             "refuse, wait or warn",
         ),
         positive(f"{role}_running_jobs_wait_s", what="seconds to wait for running jobs"),
+        check(
+            f"{role}_running_jobs_wait_s",
+            f"{role}_running_jobs",
+            description=f"warns when {role}_running_jobs_wait_s is set while {role}_running_jobs is not wait",
+            level=WARNING,
+        )(_wait_without_waiting(role)),
     ]
+
+
+def _wait_without_waiting(role: str) -> CheckFunc:
+    def func(values: dict, ctx: Context) -> Iterator[Finding]:
+        name, policy = f"{role}_running_jobs_wait_s", values[f"{role}_running_jobs"]
+        if set_by_user(ctx, name) and policy in ("refuse", "warn"):
+            yield Finding(
+                name,
+                values[name],
+                f"not used on {ctx.host}: {role}_running_jobs is {policy}, which does not wait",
+                f"{role}_running_jobs: wait (gpucluster_running_jobs), or drop {name}",
+                WARNING,
+            )
+
+    return func
 
 
 def absolute_path(*names: str, optional: bool = False) -> Check:

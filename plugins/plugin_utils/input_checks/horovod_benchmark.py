@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from ._base import (
+    WARNING,
     Finding,
     absolute_path,
     at_least,
@@ -13,6 +14,7 @@ from ._base import (
     inventory_hosts,
     parse_sizes,
     positive,
+    set_by_user,
     tcp_port,
     training_user,
 )
@@ -68,6 +70,33 @@ def _elastic_framework(values, ctx):
         )
 
 
+_ELASTIC_SETTINGS = (
+    "horovod_benchmark_elastic_min_workers",
+    "horovod_benchmark_elastic_seconds",
+    "horovod_benchmark_elastic_commit_steps",
+)
+
+
+@check(
+    "horovod_benchmark_elastic",
+    *_ELASTIC_SETTINGS,
+    description="warns when the elastic run's settings are set while horovod_benchmark_elastic is false",
+    level=WARNING,
+)
+def _elastic_settings_unused(values, ctx):
+    if values["horovod_benchmark_elastic"] is True:
+        return
+    for name in _ELASTIC_SETTINGS:
+        if set_by_user(ctx, name):
+            yield Finding(
+                name,
+                values[name],
+                f"not used on {ctx.host}: horovod_benchmark_elastic is false, so no elastic run happens",
+                f"horovod_benchmark_elastic: true, or drop {name}",
+                WARNING,
+            )
+
+
 @check("horovod_benchmark_nccl_tests", description="auto, true or false")
 def _nccl_tests(values, ctx):
     value = values["horovod_benchmark_nccl_tests"]
@@ -94,6 +123,7 @@ CHECKS = [
     _worker_counts,
     _warmup_steps,
     _elastic_framework,
+    _elastic_settings_unused,
     _nccl_tests,
     training_user("horovod_benchmark_user"),
     absolute_path(

@@ -992,3 +992,21 @@ def test_driver_components_set_for_the_repo_method_are_named():
     # the default, not set by the user, and the distro method: nothing to say
     assert _validate("nvidia_driver", {**key, "nvidia_driver_method": "repo"}, has_gpu=True) == []
     assert _validate("nvidia_driver", {"nvidia_driver_components": "full"}, has_gpu=True) == []
+
+
+def test_elastic_settings_without_the_elastic_run_are_named():
+    off = {"horovod_benchmark_elastic": False, "horovod_benchmark_elastic_seconds": 120}
+    findings = _validate("horovod_benchmark", off)
+    assert [(f.variable, f.level) for f in findings] == [("horovod_benchmark_elastic_seconds", ic.WARNING)]
+    assert "no elastic run happens" in findings[0].text()
+    # with the elastic run, or not set by the user: nothing to say
+    assert _validate("horovod_benchmark", {**off, "horovod_benchmark_elastic": True}) == []
+    assert _validate("horovod_benchmark", {"horovod_benchmark_elastic": False}) == []
+
+
+@pytest.mark.parametrize("role", ["horovod", "horovod_container", "passwordless_ssh"])
+def test_a_wait_time_with_a_policy_that_does_not_wait_is_named(role):
+    findings = _validate(role, {f"{role}_running_jobs": "refuse", f"{role}_running_jobs_wait_s": 600})
+    assert [(f.variable, f.level) for f in findings] == [(f"{role}_running_jobs_wait_s", ic.WARNING)]
+    assert _validate(role, {f"{role}_running_jobs": "wait", f"{role}_running_jobs_wait_s": 600}) == []
+    assert _validate(role, {f"{role}_running_jobs": "refuse"}) == []
