@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+import time
 import types
 from pathlib import Path
 from types import SimpleNamespace
@@ -397,6 +398,10 @@ def _elastic_horovod(monkeypatch, fail_at_step):
         return wrapper
 
     hvd.elastic = SimpleNamespace(TorchState=TorchState, run=run)
+    # The program trains until --elastic-seconds of wall clock have passed; a clock that advances 0.05 s per optimizer
+    # step makes the run the same on a fast and a slow machine (CI's machine did fewer than 15 steps in 2 real seconds)
+    clock = SimpleNamespace(time=lambda: 1000.0 + 0.05 * steps["n"], perf_counter=time.perf_counter, sleep=time.sleep)
+    monkeypatch.setattr(hb, "time", clock)
     return hvd
 
 
