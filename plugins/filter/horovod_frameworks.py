@@ -4,59 +4,9 @@
 
 from __future__ import annotations
 
-DOCUMENTATION = r"""
-name: horovod_frameworks
-short_description: What to install for each framework Horovod is built with
-version_added: "0.1.0"
-description:
-  - Takes a list of framework specs C({name, version, variant}) (the resolved framework first, then
-    O(gpucluster.horovod.horovod#role:main:horovod_extra_frameworks)) and returns, per framework, the pip
-    distribution, the requirement that only the right build satisfies, the module to import and the HOROVOD_WITH_*
-    flag.
-  - "PyTorch: C(torch==2.13.0+cpu) (the CUDA variant is the PEP 440 local label). TensorFlow: the C(cpu)
-    variant is the C(tensorflow-cpu) distribution, a CUDA variant C(tensorflow[and-cuda]) (2.14 and later:
-    NVIDIA's libraries as wheels), no variant the plain C(tensorflow). MXNet: C(mxnet-cu112) for a CUDA variant."
-  - Refuses unknown frameworks, a framework listed twice and specs without a version.
-options:
-  _input:
-    description: List of dicts with C(name) (pytorch, tensorflow, mxnet), C(version) and C(variant) ('' allowed).
-    type: list
-    elements: dict
-    required: true
-  default_variant:
-    description: Variant of a spec without a C(variant) key.
-    type: str
-    default: ""
-author: gpucluster.horovod contributors (@gpucluster)
-"""
+from ansible.errors import AnsibleFilterError
 
-EXAMPLES = r"""
-- name: What the venv needs
-  ansible.builtin.debug:
-    msg: "{{ [{'name': 'tensorflow', 'version': '2.15.0', 'variant': 'cpu'}] | gpucluster.horovod.horovod_frameworks }}"
-    # [{'name': 'tensorflow', 'distribution': 'tensorflow-cpu', 'requirement': 'tensorflow-cpu==2.15.0', ...}]
-"""
-
-RETURN = r"""
-_value:
-  description: One dict per framework, in input order.
-  type: list
-  elements: dict
-  contains:
-    name: {description: Framework name., type: str}
-    version: {description: Version as given., type: str}
-    variant: {description: Wheel variant as given., type: str}
-    distribution: {description: Python distribution whose metadata version the venv probe reads., type: str}
-    requirement: {description: pip requirement., type: str}
-    local_label: {description: Whether only the exact local version label (C(+cpu)) satisfies it., type: bool}
-    module: {description: Module that importing loads the framework., type: str}
-    flag: {description: HOROVOD_WITH_* build variable., type: str}
-    without_flag: {description: HOROVOD_WITHOUT_* build variable., type: str}
-"""
-
-from ansible.errors import AnsibleFilterError  # noqa: E402 - documentation first
-
-from ansible_collections.gpucluster.horovod.plugins.plugin_utils.lazy import LazyModule  # noqa: E402 - documentation first
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.lazy import LazyModule
 
 _frameworks = LazyModule("ansible_collections.gpucluster.horovod.plugins.plugin_utils.horovod.frameworks")
 

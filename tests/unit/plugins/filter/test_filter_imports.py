@@ -52,3 +52,17 @@ def test_lazy_module_reports_a_missing_module_on_use():
     lazy = LazyModule(f"{COLLECTION}.plugins.plugin_utils.no_such_module")
     with pytest.raises(ModuleNotFoundError):
         assert lazy.anything is None
+
+
+@pytest.mark.parametrize("path", FILTERS, ids=[p.name for p in FILTERS])
+def test_every_filter_has_documentation_of_its_own(path):
+    """ansible-doc shows a filter file's DOCUMENTATION for every filter of that file and reads a sidecar <name>.yml
+    only where the file has none: a file of several filters documents each in its sidecar (the horovod_frameworks
+    file once showed its first filter's page for the other four)."""
+    module = importlib.import_module(f"{COLLECTION}.plugins.filter.{path.stem}")
+    names = sorted(module.FilterModule().filters())
+    in_file = "DOCUMENTATION" in vars(module)
+    if in_file:
+        assert names == [path.stem], f"{path.name} has DOCUMENTATION and filters {names}: use one sidecar per filter"
+    undocumented = [n for n in names if not (in_file or (path.parent / f"{n}.yml").is_file())]
+    assert not undocumented, f"{path.name}: no {', '.join(n + '.yml' for n in undocumented)}"
