@@ -32,10 +32,20 @@ def horovod_build_requirements(plans, patches=()):
     return _venv.build_requirements(plans, list(patches or []))
 
 
+def horovod_env_access(env, existing=False, venv="", held_helper=""):
+    """How the role runs pip and Python in the environment (see horovod_env_access.yml)."""
+    if env is not None and not isinstance(env, dict):
+        raise AnsibleFilterError("horovod_env_access: input must be the python_env of python_env_facts (or {})")
+    if not venv:
+        raise AnsibleFilterError("horovod_env_access: the environment's path (venv) is required")
+    return _venv.env_access(env or {}, bool(existing), str(venv), str(held_helper or ""))
+
+
 class FilterModule:
     def filters(self):
         return {
             "horovod_pip_sources": horovod_pip_sources,
             "horovod_venv_state": horovod_venv_state,
             "horovod_build_requirements": horovod_build_requirements,
+            "horovod_env_access": horovod_env_access,
         }

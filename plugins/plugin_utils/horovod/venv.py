@@ -120,3 +120,29 @@ def build_requirements(plans: Sequence[Mapping[str, Any]], patches: Sequence[str
     if any(p.get("name") == "pytorch" for p in plans):
         packages += PYTORCH_BUILD_PACKAGES
     return {"python_packages": packages, "patches": patches}
+
+
+def env_access(env: Mapping[str, Any], existing: bool, venv: str, held_helper: str) -> Dict[str, Any]:
+    """How the role runs pip and Python in the environment.
+
+    A venv the role made is root's: pip runs as ``<venv>/bin/python -m pip install``. An existing environment
+    (``existing``; ``env``: the python_env of python_env_facts) is its owner's: pip runs as that owner (root leaves no
+    files of its own in somebody else's environment) through ``held_helper`` (the install that holds every installed
+    distribution), keeps no cache (the cache would be root's), and root's Python writes no byte-code into it.
+    Returns ``owner``, ``runas`` (the runuser prefix, empty for root), ``pip_install`` (argv without the packages),
+    ``pip_env`` and ``python_env`` (environment variables).
+    """
+    owner = str((env or {}).get("owner") or "root") if existing else "root"
+    runas = ["runuser", "-u", owner, "--"] if owner != "root" else []
+    python = f"{venv}/bin/python"
+    pip_install = [*runas, python, held_helper] if existing else [python, "-m", "pip", "install"]
+    pip_env = {"PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    if runas:
+        pip_env["PIP_NO_CACHE_DIR"] = "1"
+    return {
+        "owner": owner,
+        "runas": runas,
+        "pip_install": pip_install,
+        "pip_env": pip_env,
+        "python_env": {"PYTHONDONTWRITEBYTECODE": "1"} if existing else {},
+    }

@@ -147,3 +147,39 @@ def test_build_requirements_the_primary_pytorch_does_not_add_cxx17():
 def test_build_requirements_refuses_no_plans():
     with pytest.raises(AnsibleFilterError, match="non-empty"):
         flt.horovod_build_requirements([], [])
+
+
+def test_env_access_of_the_roles_own_venv():
+    got = flt.horovod_env_access({}, False, "/opt/hvd", "/var/cache/held.py")
+    assert got == {
+        "owner": "root",
+        "runas": [],
+        "pip_install": ["/opt/hvd/bin/python", "-m", "pip", "install"],
+        "pip_env": {"PIP_DISABLE_PIP_VERSION_CHECK": "1"},
+        "python_env": {},
+    }
+
+
+def test_env_access_of_an_existing_environment_runs_pip_as_its_owner():
+    got = venv.env_access({"owner": "ml", "python": "/opt/torch/.venv/bin/python"}, True, "/opt/torch/.venv", "/h.py")
+    assert got["runas"] == ["runuser", "-u", "ml", "--"]
+    assert got["pip_install"] == ["runuser", "-u", "ml", "--", "/opt/torch/.venv/bin/python", "/h.py"]
+    # pip's cache would be root's; root's Python writes no byte-code into somebody else's environment
+    assert got["pip_env"] == {"PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_CACHE_DIR": "1"}
+    assert got["python_env"] == {"PYTHONDONTWRITEBYTECODE": "1"}
+
+
+@pytest.mark.parametrize("env", [{"owner": "root"}, {"owner": None}, {}])
+def test_env_access_of_an_existing_environment_of_root(env):
+    got = venv.env_access(env, True, "/opt/env", "/h.py")
+    assert got["owner"] == "root" and got["runas"] == [] and got["pip_install"] == ["/opt/env/bin/python", "/h.py"]
+    assert "PIP_NO_CACHE_DIR" not in got["pip_env"] and got["python_env"] == {"PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def test_env_access_an_owner_of_an_environment_the_role_does_not_use_is_ignored():
+    assert venv.env_access({"owner": "ml"}, False, "/opt/hvd", "/h.py")["owner"] == "root"
+
+
+def test_env_access_needs_the_path():
+    with pytest.raises(AnsibleFilterError, match="venv"):
+        flt.horovod_env_access({}, False, "", "")
