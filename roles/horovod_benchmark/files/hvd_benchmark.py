@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import faulthandler
 import json
 import os
 import platform
@@ -586,6 +587,11 @@ def main_elastic(args, started):  # noqa: PLR0915 - the elastic run, read top to
     def entry(event):
         return {"t": now(), "event": event, "workers": hvd.size(), "step": state.step, "samples": state.samples}
 
+    # The start is saved at once: a worker lost before the first commit restores the saved state, which then still
+    # says the job started with this many workers.
+    state.timeline = [entry("start")]
+    state.save()
+
     def on_reset():
         # after a reset (a worker lost or added), before the state is synchronised from rank 0: saved, so that the
         # synchronisation (which sends the saved state) carries it
@@ -598,8 +604,6 @@ def main_elastic(args, started):  # noqa: PLR0915 - the elastic run, read top to
 
     @hvd.elastic.run
     def train(state):
-        if not state.timeline:
-            state.timeline = [entry("start")]
         while now() < args.elastic_seconds:
             optimizer.zero_grad()
             loss = loss_fn(model(data), target)
@@ -1083,6 +1087,10 @@ def main(argv=None):  # noqa: PLR0912, PLR0915 - argument table and the modes, r
     if args.mode == "elastic" and (args.elastic_seconds <= 0 or args.commit_steps < 1):
         p.error("--mode elastic needs --elastic-seconds > 0 and --commit-steps >= 1")
 
+    # A rank that dies of a signal (SIGSEGV in a native library, SIGABRT from an uncaught C++ exception) prints the
+    # Python stack of every thread to stderr first: horovodrun's log then says where, not only "exit code 139".
+    if not faulthandler.is_enabled():
+        faulthandler.enable()
     started = datetime.datetime.now(datetime.timezone.utc).isoformat()
     if args.mode == "plain":
         return main_plain(args, started)

@@ -430,6 +430,20 @@ def test_elastic_mode_goes_on_after_a_lost_worker_from_the_last_commit(tmp_path,
     assert hvd.calls == ["init", "shutdown", "init", "shutdown"]
 
 
+@pytest.mark.frameworks
+def test_elastic_mode_a_worker_lost_before_the_first_commit_keeps_the_start(tmp_path, monkeypatch):
+    # found by hand (a worker killed a few seconds into a 2-worker job): the summary said "workers [1]", as if the job
+    # had started with one worker, because the restored state was the one from before the start entry
+    _elastic_horovod(monkeypatch, fail_at_step=2)
+    out = tmp_path / "elastic.json"
+    argv = ["--mode", "elastic", *TRAIN, "--device", "cpu", "--elastic-seconds", "1", "--commit-steps", "4"]
+    assert hb.main([*argv, "--min-np", "1", "--max-np", "2", "--output", str(out)]) == 0
+    e = json.loads(out.read_text())["elastic"]
+    assert [(w["event"], w["workers"]) for w in e["workers_over_time"]] == [("start", 2), ("reset", 1)]
+    reset = next(x for x in e["timeline"] if x["event"] == "reset")
+    assert (reset["step"], reset["samples"]) == (0, 0)
+
+
 def test_elastic_summary_of_a_run_without_a_reset():
     timeline = [
         {"t": 0.0, "event": "start", "workers": 3, "step": 0, "samples": 0},
