@@ -66,6 +66,8 @@ BASELINE = {
         "preflight_detect_fabric": True,
         "preflight_fabric_root": "/",
         "preflight_fabric_mismatch": "fail",
+        "preflight_detect_slurm": True,
+        "preflight_slurm_mismatch": "fail",
         "preflight_pins": {},
         "preflight_gather_gpu_facts": True,
         "preflight_hosts": [],
