@@ -194,13 +194,27 @@ def parse_mpi_list(text):
     return {"types": types, "pmix_versions": versions}
 
 
-def pmix_probe_error(rc, text):
-    """What ``srun --mpi=pmix --test-only`` said when it could not load the plugin (None when it could)."""
+# What srun prints when it cannot load an MPI plugin (22.05: "mpi/pmix_v4: init: ... can not load PMIx library",
+# "Couldn't load specified plugin name for mpi/pmix", "Invalid MPI type 'pmix'")
+_PLUGIN_FAILURE = re.compile(
+    r"mpi/pmix|Couldn't load specified plugin|Invalid MPI type|Unable to load any plugin", re.I
+)
+
+
+def pmix_probe(rc, text):
+    """What ``srun --mpi=pmix --test-only -N1 true`` says about the pmix plugin: (usable, detail).
+
+    (True, None) when it exited 0; (False, srun's first line about the plugin) when it could not load it; (None,
+    what srun said) when it failed for another reason before it could tell (no node available, the controller
+    restarting), which says nothing about the plugin.
+    """
     if rc == 0:
-        return None
+        return True, None
     lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
-    first = next((line for line in lines if "pmix" in line.lower()), lines[0] if lines else f"exit code {rc}")
-    return first.replace("srun: error: ", "").strip()
+    plugin = [line for line in lines if _PLUGIN_FAILURE.search(line)]
+    if plugin:
+        return False, plugin[0].replace("srun: error: ", "").strip()
+    return None, "srun --mpi=pmix --test-only failed: " + (lines[0] if lines else f"exit code {rc}")
 
 
 def pam_slurm_adopt(text):
@@ -275,7 +289,7 @@ def host_problems(summary):
     return problems, warnings
 
 
-def summarize(config, ping, nodes, partitions, mpi, *, names, pam, slurmd_running, pmix_error=None, pmix_probed=False):
+def summarize(config, ping, nodes, partitions, mpi, *, names, pam, slurmd_running, pmix=(None, None)):
     """The host's Slurm as one dict (the fact gpucluster_slurm's per-host part)."""
     node = find_node(nodes, names)
     default = next((p["name"] for p in partitions if p["default"]), None)
@@ -289,8 +303,8 @@ def summarize(config, ping, nodes, partitions, mpi, *, names, pam, slurmd_runnin
         "mpi_types": mpi.get("types", []),
         "pmix_versions": mpi.get("pmix_versions", []),
         "pmix_listed": any(t in PMIX_TYPES for t in mpi.get("types", [])),
-        "pmix_usable": (pmix_error is None) if pmix_probed else None,
-        "pmix_error": pmix_error,
+        "pmix_usable": pmix[0],
+        "pmix_error": pmix[1],
         "proctrack": config.get("ProctrackType"),
         "prolog_flags": [f for f in (config.get("PrologFlags") or "").split(",") if f],
         "gres_types": [g for g in (config.get("GresTypes") or "").split(",") if g],

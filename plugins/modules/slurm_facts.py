@@ -105,10 +105,12 @@ slurm:
       description: Whether srun lists the pmix plugin.
       type: bool
     pmix_usable:
-      description: Whether srun loaded it (null when not probed).
+      description: >-
+        Whether srun loaded it (null when not probed, or when srun failed for another reason - no node available,
+        the controller restarting - which says nothing about the plugin).
       type: bool
     pmix_error:
-      description: What srun said when it could not load it.
+      description: What srun said when it could not load the plugin, or why the probe told nothing.
       type: str
     proctrack:
       description: ProctrackType.
@@ -223,13 +225,13 @@ def main():
     _rc, parts_out, _err = run([scontrol, "-o", "show", "partition"])
     srun = module.get_bin_path("srun")
     mpi = {"types": [], "pmix_versions": []}
-    pmix_error, probed = None, False
+    pmix = (None, None)
     if srun:
         _rc, mpi_out, mpi_err = run([srun, "--mpi=list"])
         mpi = slurm.parse_mpi_list(mpi_out + "\n" + mpi_err)
         if module.params["probe_pmix"] and "pmix" in mpi["types"]:
             rc, p_out, p_err = run([srun, "--mpi=pmix", "--test-only", "-N1", "true"])
-            pmix_error, probed = slurm.pmix_probe_error(rc, p_err + "\n" + p_out), True
+            pmix = slurm.pmix_probe(rc, p_err + "\n" + p_out)
     pam = False
     for path in module.params["pam_files"]:
         try:
@@ -250,8 +252,7 @@ def main():
         names=names,
         pam=pam,
         slurmd_running=_slurmd_running(),
-        pmix_error=pmix_error,
-        pmix_probed=probed,
+        pmix=pmix,
     )
     module.exit_json(changed=False, slurm=summary)
 

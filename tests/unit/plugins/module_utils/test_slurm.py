@@ -103,9 +103,20 @@ def test_mpi_list_of_a_real_srun():
 
 def test_pmix_probe_of_a_real_srun_without_libpmix_so():
     # Debian 12's mpi/pmix_v4 opens libpmix.so, which only libpmix-dev installs: srun lists pmix but cannot load it
-    text = _read("srun-pmix-broken.txt")
-    assert slurm.pmix_probe_error(1, text).startswith("mpi/pmix_v4: init: (null) [0]: mpi_pmix.c:195")
-    assert slurm.pmix_probe_error(0, _read("srun-pmix-test-only.txt")) is None
+    usable, detail = slurm.pmix_probe(1, _read("srun-pmix-broken.txt"))
+    assert usable is False and detail.startswith("mpi/pmix_v4: init: (null) [0]: mpi_pmix.c:195")
+    assert slurm.pmix_probe(0, _read("srun-pmix-test-only.txt")) == (True, None)
+
+
+def test_pmix_probe_that_failed_for_another_reason_says_nothing_about_the_plugin():
+    # found in molecule: right after slurmctld restarted, the probe failed without a word about the plugin, and the
+    # fact said "pmix does not load"
+    usable, detail = slurm.pmix_probe(1, _read("srun-test-only-unavailable.txt"))
+    assert usable is None
+    assert (
+        detail
+        == "srun --mpi=pmix --test-only failed: allocation failure: Requested node configuration is not available"
+    )
 
 
 def test_pam_slurm_adopt():
@@ -125,8 +136,7 @@ def _summary(**overrides):
         "names": ["vm"],
         "pam": False,
         "slurmd_running": True,
-        "pmix_error": None,
-        "pmix_probed": True,
+        "pmix": (True, None),
     }
     args.update(overrides)
     return slurm.summarize(**args)
@@ -158,7 +168,7 @@ def test_slurmd_on_a_host_slurm_does_not_know_is_a_problem():
 
 def test_warnings_pmix_that_does_not_load_adopt_without_cgroup_controller_down_node_not_usable():
     s = _summary(
-        pmix_error="mpi/pmix_v4: init: (null) [0]: mpi_pmix.c:195: pmi/pmix: can not load PMIx library",
+        pmix=(False, "mpi/pmix_v4: init: (null) [0]: mpi_pmix.c:195: pmi/pmix: can not load PMIx library"),
         pam=True,
         ping=slurm.parse_ping(_read("ping-down.txt")),
         names=["n2"],
