@@ -25,11 +25,11 @@ def horovod_venv_state(probe, plans, runtime_packages=(), existing=False):
     return _venv.venv_state(probe or {}, list(plans or []), list(runtime_packages or []), bool(existing))
 
 
-def horovod_build_requirements(plans, patches=()):
+def horovod_build_requirements(plans, patches=(), fixes=()):
     """The Python packages and patches a Horovod build needs besides the frameworks (see the .yml)."""
     if not isinstance(plans, (list, tuple)) or not plans:
         raise AnsibleFilterError("horovod_build_requirements: input must be the non-empty horovod_frameworks plans")
-    return _venv.build_requirements(plans, list(patches or []))
+    return _venv.build_requirements(plans, list(patches or []), list(fixes or []))
 
 
 def horovod_env_access(env, existing=False, venv="", held_helper=""):

@@ -105,17 +105,22 @@ def venv_state(
     }
 
 
-def build_requirements(plans: Sequence[Mapping[str, Any]], patches: Sequence[str]) -> Dict[str, List[str]]:
+def build_requirements(
+    plans: Sequence[Mapping[str, Any]], patches: Sequence[str], fixes: Sequence[str] = ()
+) -> Dict[str, List[str]]:
     """What a Horovod build needs besides the frameworks.
 
     ``plans``: the horovod_frameworks plans (the resolved framework first); ``patches``: the patches the stack
-    resolved (horovod_patches). PyTorch >= 2.1 headers need C++17: an extra PyTorch adds the ``cxx17`` patch the
-    stack resolved only for its framework. Returns ``python_packages`` and ``patches``.
+    resolved (horovod_patches); ``fixes``: the role's fixes of bugs of this Horovod release, applied to every build of
+    it (roles/horovod/vars/main.yml ``_horovod_fixes``). PyTorch >= 2.1 headers need C++17: an extra PyTorch adds the
+    ``cxx17`` patch the stack resolved only for its framework. Returns ``python_packages`` and ``patches`` (the
+    stack's, then cxx17 for an extra PyTorch, then the fixes; each once).
     """
     patches = [str(p) for p in patches]
     extra_torch = [p for p in plans[1:] if p.get("name") == "pytorch" and vcmp(p.get("version", "0"), "2.1") >= 0]
     if extra_torch and "cxx17" not in patches:
         patches.append("cxx17")
+    patches += [str(f) for f in fixes if str(f) not in patches]
     packages = list(BUILD_PYTHON_PACKAGES)
     if any(p.get("name") == "pytorch" for p in plans):
         packages += PYTORCH_BUILD_PACKAGES

@@ -54,3 +54,20 @@ def test_every_engine_patch_has_edits_for_each_version_it_names():
             if patch["name"] == "cxx17" and version == "0.28.0":
                 continue  # the engine lists 0.28.0 but the role refuses it until its edits are verified
             assert versions.get(version), (patch["name"], version)
+
+
+def test_every_fix_of_the_role_has_edits_for_its_release():
+    fixes = yaml.safe_load((ROOT / "roles" / "horovod" / "vars" / "main.yml").read_text(encoding="utf-8"))[
+        "_horovod_fixes"
+    ]
+    for version, names in fixes.items():
+        for name in names:
+            assert PATCHES["_horovod_source_patches"].get(name, {}).get(version), (name, version)
+
+
+def test_elastic_reinit_tunables_guards_the_non_fixed_branch_only():
+    (edit,) = PATCHES["_horovod_source_patches"]["elastic-reinit-tunables"]["0.28.1"]
+    original = (FIXTURES / "0.28.1" / edit["path"]).read_text(encoding="utf-8")
+    patched = re.compile(edit["regexp"], re.MULTILINE).sub(edit["replace"], original)
+    changed = [line for line in patched.splitlines() if line not in original.splitlines()]
+    assert changed == ["  } else if (fixed_values_.find(variable) == fixed_values_.end()) {"]

@@ -183,3 +183,12 @@ def test_env_access_an_owner_of_an_environment_the_role_does_not_use_is_ignored(
 def test_env_access_needs_the_path():
     with pytest.raises(AnsibleFilterError, match="venv"):
         flt.horovod_env_access({}, False, "", "")
+
+
+def test_build_requirements_the_roles_fixes_come_last_and_once():
+    plans = frameworks_plan([TORCH_CPU])
+    got = flt.horovod_build_requirements(plans, ["cxx17"], ["elastic-reinit-tunables"])
+    assert got["patches"] == ["cxx17", "elastic-reinit-tunables"]
+    assert venv.build_requirements(plans, ["elastic-reinit-tunables"], ["elastic-reinit-tunables"])["patches"] == [
+        "elastic-reinit-tunables"
+    ]
