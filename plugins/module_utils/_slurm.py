@@ -43,7 +43,7 @@ def parse_config(text):
             hosts.append((int(host.group(1)), value))
             continue
         config[key] = value
-    config["SlurmctldHosts"] = [h for _, h in sorted(hosts) if h]
+    config["SlurmctldHosts"] = [host for _index, host in sorted(hosts) if host]
     return config
 
 
