@@ -602,11 +602,16 @@ def main_elastic(args, started):  # noqa: PLR0915 - the elastic run, read top to
 
     state.register_reset_callbacks([on_reset])
 
+    # The last loss this process computed: a reset that comes after the run time is up (a worker lost late, or found
+    # late) returns without another step, and still has one to report.
+    last = {"loss": None}
+
     @hvd.elastic.run
     def train(state):
         while now() < args.elastic_seconds:
             optimizer.zero_grad()
             loss = loss_fn(model(data), target)
+            last["loss"] = loss
             loss.backward()
             optimizer.step()
             state.step += 1
@@ -619,7 +624,7 @@ def main_elastic(args, started):  # noqa: PLR0915 - the elastic run, read top to
                     with open(args.progress, "a") as f:
                         f.write(json.dumps(state.timeline[-1]) + "\n")
                 state.commit()
-        return float(loss.item())
+        return float(last["loss"].item()) if last["loss"] is not None else None
 
     final_loss = train(state)
     rank, size = hvd.rank(), hvd.size()

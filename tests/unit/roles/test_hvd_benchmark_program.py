@@ -444,6 +444,19 @@ def test_elastic_mode_a_worker_lost_before_the_first_commit_keeps_the_start(tmp_
     assert (reset["step"], reset["samples"]) == (0, 0)
 
 
+@pytest.mark.frameworks
+def test_elastic_mode_a_reset_after_the_run_time_is_up_still_writes_the_result(tmp_path, monkeypatch):
+    # found in CI's run of molecule: the survivor's reset came after the run time, train() returned without a step,
+    # and the loss of the last step was an unbound name - the rank exited 1 and the job failed
+    _elastic_horovod(monkeypatch, fail_at_step=10)  # the clock reaches 0.5 s at the tenth step
+    out = tmp_path / "elastic.json"
+    argv = ["--mode", "elastic", *TRAIN, "--device", "cpu", "--elastic-seconds", "0.5", "--commit-steps", "4"]
+    assert hb.main([*argv, "--min-np", "1", "--max-np", "2", "--output", str(out)]) == 0
+    e = json.loads(out.read_text())["elastic"]
+    assert e["resets"] == 1 and e["final_workers"] == 1 and e["steps"] == 8
+    assert isinstance(e["final_loss"], float)
+
+
 def test_elastic_summary_of_a_run_without_a_reset():
     timeline = [
         {"t": 0.0, "event": "start", "workers": 3, "step": 0, "samples": 0},
