@@ -75,13 +75,15 @@ def split_state(state):
     return base, [*rest, *flags]
 
 
+def _records(text, key):
+    """The pairs of each ``scontrol -o show ...`` line that starts with ``key=`` (other lines are banners)."""
+    return [parse_pairs(line) for line in (text or "").splitlines() if line.startswith(key + "=")]
+
+
 def parse_nodes(text):
     """``scontrol -o show node`` -> one dict per node."""
     nodes = []
-    for line in text.splitlines():
-        if not line.startswith("NodeName="):
-            continue
-        pairs = parse_pairs(line)
+    for pairs in _records(text, "NodeName"):
         base, flags = split_state(pairs.get("State"))
         nodes.append(
             {
@@ -118,10 +120,7 @@ def gres_gpus(gres):
 def parse_partitions(text):
     """``scontrol -o show partition`` -> one dict per partition (nodes expanded)."""
     partitions = []
-    for line in text.splitlines():
-        if not line.startswith("PartitionName="):
-            continue
-        pairs = parse_pairs(line)
+    for pairs in _records(text, "PartitionName"):
         partitions.append(
             {
                 "name": pairs.get("PartitionName"),
