@@ -606,9 +606,17 @@ def main_elastic(args, started):  # noqa: PLR0915 - the elastic run, read top to
     # late) returns without another step, and still has one to report.
     last = {"loss": None}
 
+    def time_up():
+        # Asked by every rank at the same steps (the commit points: after a reset's sync every rank has the committed
+        # step) and answered for all: a sum of each rank's "my clock says the time is up". Each rank reading its own
+        # clock left the loop alone when the time ran out between two ranks' readings, and the other rank's next
+        # gradient allreduce never completed (seen on a loaded 2-core machine: the job hung until its timeout).
+        mine = torch.tensor([1.0 if now() >= args.elastic_seconds else 0.0], device=device)
+        return float(hvd.allreduce(mine, op=hvd.Sum, name="bench.elastic.time_up").item()) > 0
+
     @hvd.elastic.run
     def train(state):
-        while now() < args.elastic_seconds:
+        while not (state.step % args.commit_steps == 0 and time_up()):
             optimizer.zero_grad()
             loss = loss_fn(model(data), target)
             last["loss"] = loss

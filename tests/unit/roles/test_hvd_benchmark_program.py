@@ -457,6 +457,33 @@ def test_elastic_mode_a_reset_after_the_run_time_is_up_still_writes_the_result(t
     assert isinstance(e["final_loss"], float)
 
 
+@pytest.mark.frameworks
+def test_elastic_mode_every_rank_stops_at_the_same_step_when_one_rank_s_time_is_up(tmp_path, monkeypatch):
+    # found on a loaded 2-core machine (a molecule run beside another scenario): each rank read its own clock, one left
+    # the loop while the other took another step, and that step's gradient allreduce never completed - the job hung
+    # until its timeout. The other rank here is the allreduce's second term: its clock is up from the sixth step on,
+    # this rank's (2 s) never in the 8 steps; both must leave at the next commit point, step 8.
+    hvd = _elastic_horovod(monkeypatch, fail_at_step=0)
+    asked = []
+    own = hvd.allreduce
+
+    def allreduce(tensor, op=None, name=None):
+        if name != "bench.elastic.time_up":
+            return own(tensor, op=op, name=name)
+        asked.append(hb.time.time())
+        assert op == hvd.Sum and tensor.item() == 0  # this rank's clock is not up
+        return tensor + (1 if len(asked) > 1 and hb.time.time() >= 1000.0 + 0.05 * 6 else 0)
+
+    hvd.allreduce = allreduce
+    out = tmp_path / "elastic.json"
+    argv = ["--mode", "elastic", *TRAIN, "--device", "cpu", "--elastic-seconds", "2", "--commit-steps", "4"]
+    assert hb.main([*argv, "--min-np", "1", "--max-np", "2", "--output", str(out)]) == 0
+    e = json.loads(out.read_text())["elastic"]
+    # asked at steps 0, 4 and 8 only (the commit points), and stopped at 8
+    assert [round((t - 1000.0) / 0.05) for t in asked] == [0, 4, 8]
+    assert e["steps"] == 8 and e["resets"] == 0
+
+
 def test_elastic_summary_of_a_run_without_a_reset():
     timeline = [
         {"t": 0.0, "event": "start", "workers": 3, "step": 0, "samples": 0},
