@@ -327,6 +327,7 @@ BASELINE = {
         "horovod_network_interface": "eth0",
         "horovod_env_extra": {},
         "horovod_profile_path": "/etc/profile.d/gpucluster-horovod.sh",
+        "horovod_slurm_batch_script": "/opt/gpucluster/gpucluster-horovod.sbatch",
         "horovod_verify": True,
         "horovod_running_jobs": "warn",
         "horovod_running_jobs_wait_s": 1800,
@@ -619,6 +620,7 @@ BAD_INPUTS = [
     ("openmpi", {"openmpi_user": "root"}, "openmpi_user", "must not be root"),
     # horovod
     ("horovod", {"horovod_venv": "relative/venv"}, "horovod_venv", "absolute path"),
+    ("horovod", {"horovod_slurm_batch_script": "job.sbatch"}, "horovod_slurm_batch_script", "absolute path"),
     ("horovod", {"horovod_build_jobs": 0}, "horovod_build_jobs", "greater than 0"),
     ("horovod", {"horovod_build_jobs": "many"}, "horovod_build_jobs", "convert to int"),
     ("horovod", {"horovod_build_timeout": -1}, "horovod_build_timeout", "greater than 0"),
