@@ -169,6 +169,7 @@ class ActionModule(ActionBase):
     def _context(self, task_vars, user_set, role_vars):
         facts = task_vars.get("ansible_facts") or {}
         gpu = facts.get("gpucluster_gpu")
+        slurm = task_vars.get("gpucluster_slurm")
         groups = task_vars.get("groups") or {}
         return _checks.Context(
             host=str(task_vars.get("inventory_hostname", "localhost")),
@@ -180,6 +181,7 @@ class ActionModule(ActionBase):
             user_set=frozenset(user_set),
             role_vars=role_vars,
             stack=dict(task_vars.get("gpucluster_stack") or {}),
+            slurm=None if not isinstance(slurm, dict) else bool(slurm.get("present")),
             control_node=task_vars.get("ansible_connection") == "local"
             or task_vars.get("inventory_hostname") in ("localhost", "127.0.0.1"),
         )

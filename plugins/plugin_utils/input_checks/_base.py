@@ -57,6 +57,8 @@ class Context:
     stack: dict = field(default_factory=dict)
     # The host is the control node (local connection): never rebooted.
     control_node: bool = False
+    # True/False when the first play read the site's Slurm (gpucluster_slurm.present), None when it did not.
+    slurm: bool | None = None
 
 
 CheckFunc = Callable[[dict, Context], Iterable[Finding]]

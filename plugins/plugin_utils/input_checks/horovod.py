@@ -143,6 +143,24 @@ def _cuda_sense(values, ctx):
 
 
 @check(
+    "horovod_slurm_batch_script",
+    description="warns when the Slurm batch script is set where the first play found no Slurm (it is not written)",
+    level=WARNING,
+)
+def _batch_script_without_slurm(values, ctx):
+    path = values["horovod_slurm_batch_script"]
+    if path and "horovod_slurm_batch_script" in ctx.user_set and not ctx.slurm:
+        why = "found no Slurm there" if ctx.slurm is False else "did not read Slurm (preflight_detect_slurm)"
+        yield Finding(
+            "horovod_slurm_batch_script",
+            path,
+            f"not written on {ctx.host}: the first play {why}",
+            "a node of the site's Slurm, or drop horovod_slurm_batch_script",
+            WARNING,
+        )
+
+
+@check(
     "horovod_cuda_version",
     description="warns about a CUDA build on a host where gpu_facts found no GPU",
     level=WARNING,
@@ -205,6 +223,7 @@ CHECKS = [
     _extra_frameworks,
     _cuda_sense,
     _cuda_without_gpu,
+    _batch_script_without_slurm,
     _gpu_without_cuda,
     _cc_list,
     training_user("horovod_user"),

@@ -384,7 +384,7 @@ BASELINE = {
 }
 
 
-def _validate(role, overrides=None, user_set=(), has_gpu=None):
+def _validate(role, overrides=None, user_set=(), has_gpu=None, slurm=None):
     values = {**BASELINE[role], **(overrides or {})}
     ctx = ic.Context(
         host="n1",
@@ -394,6 +394,7 @@ def _validate(role, overrides=None, user_set=(), has_gpu=None):
         has_gpu=has_gpu,
         user_set=frozenset(user_set) | frozenset(overrides or {}),
         role_vars=_role_vars(role),
+        slurm=slurm,
     )
     return ic.validate_role(role, _options(role), values, ctx)
 
@@ -1014,3 +1015,16 @@ def test_a_wait_time_with_a_policy_that_does_not_wait_is_named(role):
     assert [(f.variable, f.level) for f in findings] == [(f"{role}_running_jobs_wait_s", ic.WARNING)]
     assert _validate(role, {f"{role}_running_jobs": "wait", f"{role}_running_jobs_wait_s": 600}) == []
     assert _validate(role, {f"{role}_running_jobs": "refuse"}) == []
+
+
+def test_a_batch_script_set_where_no_slurm_was_found_is_warned_about_by_name():
+    script = {"horovod_slurm_batch_script": "/shared/jobs/horovod.sbatch"}
+    # found no Slurm, or never looked: the script is not written, and the user is told so
+    for slurm, why in ((False, "found no Slurm there"), (None, "did not read Slurm (preflight_detect_slurm)")):
+        (finding,) = _validate("horovod", script, slurm=slurm)
+        assert (finding.variable, finding.level) == ("horovod_slurm_batch_script", ic.WARNING)
+        assert finding.problem == f"not written on n1: the first play {why}"
+    # a node of the site's Slurm, the role's default left alone, or none asked for: nothing to say
+    assert _validate("horovod", script, slurm=True) == []
+    assert _validate("horovod", slurm=False) == []
+    assert _validate("horovod", {"horovod_slurm_batch_script": ""}, slurm=False) == []
