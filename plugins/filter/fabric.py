@@ -35,6 +35,13 @@ def gpudirect_rdma(fabric, gpu=None, kernel_release="", nccl_version=None):
     )
 
 
+def fabric_link_rate(fabrics):
+    """The nodes' gpucluster_fabric facts -> their lowest usable port rate in Gbit/s when every node has one."""
+    if isinstance(fabrics, dict) or not isinstance(fabrics, (list, tuple)):
+        raise AnsibleFilterError(f"fabric_link_rate: expects a list of the nodes' fabrics, got {type(fabrics)}")
+    return _fabric.link_rate_gbps(list(fabrics))
+
+
 def fabric_port_check(fabric):
     """The node-health check of the host's RDMA ports (ok, or warn naming the ports that are not usable)."""
     return _fabric.port_health_check(fabric or {})
@@ -71,4 +78,5 @@ class FilterModule:
             "fabric_use_problem": fabric_use_problem,
             "nccl_conf": nccl_conf,
             "fabric_port_check": fabric_port_check,
+            "fabric_link_rate": fabric_link_rate,
         }

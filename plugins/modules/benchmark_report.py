@@ -67,8 +67,13 @@ options:
       - What NCCL moved data between the nodes with in the largest Horovod run - the
         P(gpucluster.horovod.nccl_transports#filter) filter's result on its C(NCCL_DEBUG=INFO) log, with C(nodes) (hosts
         in that run), C(fabric) (the cluster's fabric kind), C(read) (false when the user's C(NCCL_DEBUG) kept the
-        INFO lines out) and C(problem) (P(gpucluster.horovod.fabric_use_problem#filter) - why the run must not count,
-        or empty). The report's summary names it; a problem is a warning there and in C(summary.transport_problem).
+        INFO lines out), C(problem) (P(gpucluster.horovod.fabric_use_problem#filter) - why the run must not count,
+        or empty) and C(fabric_rate_gbps) (P(gpucluster.horovod.fabric_link_rate#filter) - the slowest usable fabric
+        port of the run's nodes, or null). The report's summary names it; a problem is a warning there and in
+        C(summary.transport_problem).
+      - The link limit the bus bandwidths are held against (C(summary.link_Bps), C(summary.link_source)) is
+        C(fabric_rate_gbps) where NCCL moved the data over the fabric, else iperf3's IP path; both are kept
+        (C(summary.fabric_link_Bps), C(summary.ip_link_Bps)).
     type: dict
     default: {}
   failure:

@@ -57,7 +57,8 @@ def busbw_figure(doc: Dict[str, Any], plt: Any) -> Any:
             sizes.update(r["bytes"] for r in rows)
             values += ys
     if doc["summary"]["link_Bps"]:
-        ax.axhline(doc["summary"]["link_Bps"] * 8 / 1e9, color="grey", linestyle=":", label="link (iperf3)")
+        source = "fabric port rate" if doc["summary"].get("link_source") == "fabric" else "iperf3"
+        ax.axhline(doc["summary"]["link_Bps"] * 8 / 1e9, color="grey", linestyle=":", label="link (%s)" % source)
         values.append(doc["summary"]["link_Bps"] * 8 / 1e9)
     ax.set_xscale("log", base=2)
     if sizes:

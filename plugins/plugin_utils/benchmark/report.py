@@ -95,6 +95,26 @@ def transport_line(doc: Dict[str, Any]) -> Optional[str]:
     return "NCCL between %d nodes: TCP sockets (NET/Socket) over %s; fabric %s" % (nodes, devices, fabric)
 
 
+def link_line(doc: Dict[str, Any]) -> str:
+    """The link limit the bus bandwidths are held against, and where it comes from: the fabric's port rate when NCCL
+    moved the data over it, else iperf3's IP path; with a fabric, the other figure beside it."""
+    s = doc["summary"]
+    fabric = (doc.get("transport") or {}).get("fabric") or "none"
+    ip, port = s.get("ip_link_Bps", s["link_Bps"]), s.get("fabric_link_Bps")
+    if s.get("link_source") == "fabric":
+        return (
+            "link limit (fabric port rate, %s, slowest usable port): %s Gbit/s - the path NCCL used; IP path "
+            "(iperf3, slowest node): %s Gbit/s" % (fabric, _gbps(port), _gbps(ip))
+        )
+    line = "link limit (iperf3, slowest node): {} Gbit/s".format(_gbps(s["link_Bps"]))
+    if port:
+        line += (
+            " - the IP path this run took; the fabric's ports (%s, slowest usable port: %s Gbit/s) were not "
+            "its path (NCCL line below)" % (fabric, _gbps(port))
+        )
+    return line
+
+
 def _health_section(doc: Dict[str, Any]) -> List[str]:
     judged = [n for n in doc.get("nodes") or [] if n.get("health")]
     if not judged:
@@ -439,7 +459,7 @@ def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
         "- scaling efficiency at {} workers: **{}**".format(
             doc["scaling"][-1]["workers"] if doc["scaling"] else "-", _f(s["efficiency_max_workers"])
         ),
-        "- link limit (iperf3, slowest node): {} Gbit/s".format(_gbps(s["link_Bps"])),
+        "- " + link_line(doc),
     ]
     if overhead_line(doc):
         out.append("- " + overhead_line(doc).replace(": ", ": **", 1).replace(" (", "** (", 1))

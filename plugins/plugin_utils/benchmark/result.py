@@ -222,6 +222,23 @@ def _links(link: Optional[Dict[str, Any]]) -> List[Dict[str, Any]]:
     return links
 
 
+def link_limit(ip_bps: Optional[float], transport: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
+    """What the run's bus bandwidth is held against (the report's "Horovod / link"): the fabric's port rate (the
+    slowest usable port of the run's nodes, ``transport.fabric_rate_gbps``) when NCCL moved the data between the nodes
+    over the fabric (NET/IB), else the IP path iperf3 measured (slowest node): a run over sockets or through Gloo/MPI on
+    TCP never reaches the fabric's rate, and iperf3 cannot see the fabric. Both figures are kept."""
+    t = transport or {}
+    rate = t.get("fabric_rate_gbps")
+    fabric_bps = float(rate) * 1e9 / 8.0 if rate else None
+    on_fabric = bool(fabric_bps) and t.get("inter_node") == "IB"
+    return {
+        "link_Bps": fabric_bps if on_fabric else ip_bps,
+        "link_source": "fabric" if on_fabric else ("iperf3" if ip_bps else None),
+        "ip_link_Bps": ip_bps,
+        "fabric_link_Bps": fabric_bps,
+    }
+
+
 def _nccl_side(pair: Dict[str, Any], row: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     """The nccl-tests figures to hold Horovod against: in place when Horovod reduced in place, else out of place."""
     if pair.get("inplace") and row.get("in_place"):
@@ -500,7 +517,8 @@ def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the a
     norm = _normalize_runs(runs)
     pair = _allreduce_pair(norm)
     links = _links(link)
-    link_bps = min((x["bytes_per_second"] for x in links), default=None)
+    limit = link_limit(min((x["bytes_per_second"] for x in links), default=None), transport)
+    link_bps = limit["link_Bps"]
     nccl = None
     if nccl_tests:
         item = nccl_tests if isinstance(nccl_tests, Mapping) else {"text": nccl_tests}
@@ -511,6 +529,7 @@ def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the a
     summary = _summary(norm, comparison, scaling, workers=pair["workers"], link_bps=link_bps, large_bytes=large_bytes)
     over = overhead(norm)
     summary.update(
+        limit,
         shared_machines=shared_machines(node_list),
         overhead_ratio=over["overhead_ratio"] if over else None,
         nccl_tests_avg_busbw_GBps=nccl["avg_busbw_GBps"] if nccl else None,

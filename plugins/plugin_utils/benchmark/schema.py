@@ -231,6 +231,10 @@ RESULT_SCHEMA: Dict[str, Any] = {
                 "overhead_ratio": {"type": ["number", "null"], "minimum": 0},
                 "ratio_nccl_tests_large": {"type": ["number", "null"], "minimum": 0},
                 "partial": {"type": "boolean"},
+                # link_Bps is the limit the busbw is held against: the fabric's port rate when NCCL used it, else iperf3
+                "link_source": {"enum": ["fabric", "iperf3", None]},
+                "ip_link_Bps": {"type": ["number", "null"], "minimum": 0},
+                "fabric_link_Bps": {"type": ["number", "null"], "minimum": 0},
                 "goals": {
                     "type": "array",
                     "items": {

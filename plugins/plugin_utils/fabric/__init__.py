@@ -7,7 +7,7 @@ Ansible imports; reached through plugins/filter/fabric.py. The host side (sysfs)
 
 from __future__ import annotations
 
-from .cluster import cluster_problems, port_health_check
+from .cluster import cluster_problems, link_rate_gbps, port_health_check
 from .gpudirect import gpudirect_rdma
 from .nccl_conf import nccl_conf, settings_problems
 from .nccl_log import fabric_use_problem, nccl_transports
@@ -16,6 +16,7 @@ __all__ = [
     "cluster_problems",
     "fabric_use_problem",
     "gpudirect_rdma",
+    "link_rate_gbps",
     "nccl_conf",
     "nccl_transports",
     "port_health_check",

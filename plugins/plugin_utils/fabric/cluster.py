@@ -9,7 +9,7 @@ nodes on each side.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 
 def _groups(per_host: Mapping[str, Mapping[str, Any]], key) -> Dict[Any, List[str]]:
@@ -56,6 +56,20 @@ def cluster_problems(per_host: Mapping[str, Mapping[str, Any]]) -> List[str]:
             + "): every ring runs at the slowest link"
         )
     return problems
+
+
+def link_rate_gbps(fabrics: Sequence[Optional[Mapping[str, Any]]]) -> Optional[float]:
+    """The fabric's link limit for a run across these nodes (their gpucluster_fabric facts): the lowest rate of the
+    usable ports in Gbit/s when every node has usable InfiniBand or RoCE ports with a known rate, else None - a node
+    without them makes NCCL leave the fabric for the whole job, so no port rate limits it then."""
+    rates = []
+    for fact in fabrics:
+        f = fact or {}
+        rate = f.get("rate_gbps")
+        if (f.get("kind") or "none") == "none" or not int(f.get("port_count") or 0) or not rate:
+            return None
+        rates.append(float(rate))
+    return min(rates) if rates else None
 
 
 def port_health_check(fabric: Mapping[str, Any]) -> Dict[str, Any]:

@@ -870,6 +870,55 @@ def test_the_report_says_a_cpu_run_used_no_nccl_and_when_it_could_not_read():
     assert r.transport_line(b.combine(synthetic_runs())) is None
 
 
+# The link limit (issue 32): the fabric's port rate where NCCL moved the data over it, else iperf3's IP path, and with a
+# fabric the other figure beside it; without a fabric the report reads as before.
+_IPERF_8G = {"n2": {"end": {"sum_received": {"bits_per_second": 8e9}}}}
+
+
+def _with_link(transport):
+    doc = b.combine(synthetic_runs(), link=_IPERF_8G, transport=transport)
+    assert not b.schema_errors(doc)
+    return doc, r.render_markdown(doc)
+
+
+def test_the_link_limit_is_the_fabric_port_rate_where_nccl_used_the_fabric(tmp_path):
+    doc, md = _with_link(dict(_IB, nodes=2, fabric="infiniband", read=True, problem="", fabric_rate_gbps=200.0))
+    s = doc["summary"]
+    assert (s["link_source"], s["link_Bps"], s["ip_link_Bps"]) == ("fabric", pytest.approx(25e9), pytest.approx(1e9))
+    assert s["fabric_link_Bps"] == pytest.approx(25e9)
+    big = doc["comparison"][-1]
+    assert big["horovod_link_fraction"] == pytest.approx(big["horovod_busbw_Bps"] / 25e9)
+    assert (
+        "- link limit (fabric port rate, infiniband, slowest usable port): 200.00 Gbit/s - the path NCCL used; "
+        "IP path (iperf3, slowest node): 8.00 Gbit/s" in md.splitlines()
+    )
+    fig = pl.busbw_figure(doc, pytest.importorskip("matplotlib.pyplot"))
+    assert "link (fabric port rate)" in [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+
+
+def test_a_run_beside_the_fabric_is_held_against_iperf3_and_names_the_fabric():
+    # a CPU run (Gloo, no NCCL) and a run that fell back to sockets: the data took the IP path
+    for used in (_NONE, _SOCKET):
+        doc, md = _with_link(dict(used, nodes=2, fabric="infiniband", read=True, problem="", fabric_rate_gbps=200.0))
+        s = doc["summary"]
+        assert (s["link_source"], s["link_Bps"]) == ("iperf3", pytest.approx(1e9))
+        assert s["fabric_link_Bps"] == pytest.approx(25e9)
+        assert (
+            "- link limit (iperf3, slowest node): 8.00 Gbit/s - the IP path this run took; the fabric's ports "
+            "(infiniband, slowest usable port: 200.00 Gbit/s) were not its path (NCCL line below)" in md.splitlines()
+        )
+
+
+def test_without_a_fabric_the_link_limit_is_iperf3_as_before():
+    for transport in (None, dict(_NONE, nodes=2, fabric="none", read=True, problem="", fabric_rate_gbps=None)):
+        doc, md = _with_link(transport)
+        assert (doc["summary"]["link_source"], doc["summary"]["fabric_link_Bps"]) == ("iperf3", None)
+        assert "- link limit (iperf3, slowest node): 8.00 Gbit/s" in md.splitlines()
+    doc = b.combine(synthetic_runs())  # no iperf3 result either
+    assert (doc["summary"]["link_Bps"], doc["summary"]["link_source"]) == (None, None)
+    assert not b.schema_errors(doc)
+
+
 # Issue 39: a run that fails after others finished (a node lost mid-benchmark) still gives a report, marked partial.
 def test_partial_document_keeps_the_finished_runs_and_names_the_failure(tmp_path):
     finished = [run_doc("horovod", 1, [(4096, 0.001), (64 * MIB, 0.05)], training=100.0, tag="hvd-np1")]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from ansible.errors import AnsibleFilterError
 
 from ansible_collections.gpucluster.horovod.plugins.filter import fabric as filters
 from ansible_collections.gpucluster.horovod.plugins.module_utils import _fabric as host
@@ -43,6 +44,20 @@ def test_a_port_down_and_a_slower_rate_are_named():
         "the nodes' RDMA ports run at different rates (n1, n3: 200 Gb/s; n2: 100 Gb/s): every ring runs at the "
         "slowest link"
     ]
+
+
+def test_the_link_rate_is_the_slowest_port_when_every_node_has_the_fabric():
+    hdr = tree("ib_hdr_2")
+    assert hdr["rate_gbps"] == 200.0
+    assert filters.fabric_link_rate([hdr, hdr]) == 200.0
+    assert filters.fabric_link_rate([hdr, dict(hdr, rate_gbps=100.0)]) == 100.0
+    assert filters.fabric_link_rate([tree("roce_v2")]) == tree("roce_v2")["rate_gbps"]
+    # a node without usable ports (no fabric, its only port down, not read by the first play): NCCL leaves the fabric
+    for other in (tree("none"), tree("roce_no_ip"), {}, None):
+        assert filters.fabric_link_rate([hdr, other]) is None, other
+    assert filters.fabric_link_rate([]) is None
+    with pytest.raises(AnsibleFilterError, match="expects a list"):
+        filters.fabric_link_rate({"n1": hdr})
 
 
 H100_OPEN = {"gpu_count": 8, "kernel_module": "open"}
@@ -137,6 +152,7 @@ def test_filters_are_registered_and_documented():
         "fabric_use_problem",
         "nccl_conf",
         "fabric_port_check",
+        "fabric_link_rate",
     }
     for name in names:
         assert (Path(filters.__file__).parent / f"{name}.yml").is_file(), name
