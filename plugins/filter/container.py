@@ -30,10 +30,10 @@ def container_exec_argv(argv, container, user="", workdir="", env=None):
         raise AnsibleFilterError(f"container_exec_argv: {exc}") from exc
 
 
-def container_rdma_options(fabric, mode="auto", device_dir_exists=False, host=""):
+def container_rdma_options(fabric, mode="auto", device_dir_exists=False, host="", memlock="unlimited"):
     """A training container's RDMA devices, capability and memlock limit (or none), and why it cannot have them."""
     try:
-        return _logic.rdma_options(dict(fabric or {}), str(mode), bool(device_dir_exists), str(host or ""))
+        return _logic.rdma_options(dict(fabric or {}), str(mode), bool(device_dir_exists), str(host or ""), memlock)
     except ValueError as exc:
         raise AnsibleFilterError(f"container_rdma_options: {exc}") from exc
 

@@ -81,16 +81,21 @@ def exec_argv(
 RDMA_MODES = ("auto", "always", "never")
 
 
-def rdma_options(fabric: Mapping[str, Any], mode: str, device_dir_exists: bool, host: str = "") -> dict:
+def rdma_options(
+    fabric: Mapping[str, Any], mode: str, device_dir_exists: bool, host: str = "", memlock: Any = "unlimited"
+) -> dict:
     """What a training container needs for NCCL's InfiniBand/RoCE transport: ``{"enabled", "devices",
     "capabilities", "ulimits", "problem"}``.
 
     ``auto`` enables it where the first play found usable InfiniBand or RoCE ports (``fabric``: the host's
     gpucluster_fabric), ``always`` everywhere, ``never`` nowhere. Enabled: the verbs devices (``/dev/infiniband``),
     ``IPC_LOCK`` and an unlimited memlock (RDMA pins the buffers it registers; no ``--privileged``). ``problem``
-    says why it cannot be (the ports are there but ``/dev/infiniband`` is not: ib_uverbs is not loaded)."""
+    says why it cannot be (the ports are there but ``/dev/infiniband`` is not: ib_uverbs is not loaded). ``memlock``
+    is the containers' locked-memory limit, soft and hard: ``unlimited`` (what NCCL's verbs transport wants) or bytes,
+    for an engine that may not raise it (a rootless or nested dockerd without CAP_SYS_RESOURCE)."""
     if mode not in RDMA_MODES:
         raise ValueError(f"RDMA mode {mode!r} unknown; valid: {', '.join(RDMA_MODES)}")
+    limit = memlock_limit(memlock)
     ports = int((fabric or {}).get("port_count") or 0)
     enabled = mode == "always" or (mode == "auto" and ports > 0)
     if not enabled:
@@ -107,6 +112,16 @@ def rdma_options(fabric: Mapping[str, Any], mode: str, device_dir_exists: bool, 
         "enabled": True,
         "devices": ["/dev/infiniband:/dev/infiniband"],
         "capabilities": ["IPC_LOCK"],
-        "ulimits": ["memlock:-1:-1"],
+        "ulimits": [f"memlock:{limit}:{limit}"],
         "problem": problem,
     }
+
+
+def memlock_limit(memlock: Any) -> int:
+    """``unlimited`` -> -1 (Docker's word for it), a positive number of bytes -> itself; ValueError otherwise."""
+    text = str(memlock).strip()
+    if text == "unlimited":
+        return -1
+    if text.isdigit() and int(text) > 0:
+        return int(text)
+    raise ValueError(f"memlock {memlock!r} is neither 'unlimited' nor a positive number of bytes")

@@ -27,6 +27,13 @@ _base = matches(
     "not an image reference",
     "e.g. debian:12 or ubuntu:24.04",
 )
+_memlock = matches(
+    "horovod_container_rdma_memlock",
+    r"unlimited|[1-9][0-9]*",
+    "unlimited or a number of bytes",
+    "neither unlimited nor a number of bytes",
+    "unlimited (NCCL's verbs transport wants it), or e.g. 8388608 where the engine may not raise the limit",
+)
 _name = matches(
     "horovod_container_name",
     _CONTAINER,
@@ -77,6 +84,7 @@ CHECKS = [
     training_user("horovod_container_user"),
     _image,
     _base,
+    _memlock,
     _name,
     _volumes,
     inventory_host("horovod_container_builder", optional=True),

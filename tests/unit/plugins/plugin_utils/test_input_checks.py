@@ -231,6 +231,7 @@ BASELINE = {
         "horovod_container_shm_size": "1G",
         "horovod_container_gpus": "auto",
         "horovod_container_rdma": "auto",
+        "horovod_container_rdma_memlock": "unlimited",
         "horovod_container_image_cache_dir": "/root/.cache/gpucluster/images",
         "horovod_container_node_dir": "/var/lib/gpucluster/container",
         "horovod_container_running_jobs": "wait",

@@ -84,6 +84,15 @@ def test_rdma_where_the_fabric_has_usable_ports():
     }
 
 
+def test_the_memlock_limit_is_unlimited_or_the_bytes_given():
+    assert rdma_options(IB, "auto", True, "n1", 8388608)["ulimits"] == ["memlock:8388608:8388608"]
+    assert rdma_options(IB, "auto", True, "n1", "8388608")["ulimits"] == ["memlock:8388608:8388608"]
+    assert rdma_options(IB, "auto", True, "n1", "unlimited")["ulimits"] == ["memlock:-1:-1"]
+    for bad in ("8M", 0, "-1", "", None):
+        with pytest.raises(ValueError, match="neither 'unlimited' nor a positive number of bytes"):
+            rdma_options(IB, "auto", True, "n1", bad)
+
+
 def test_no_rdma_without_ports_or_when_never():
     off = {"enabled": False, "devices": [], "capabilities": [], "ulimits": [], "problem": ""}
     assert rdma_options({"kind": "none", "port_count": 0}, "auto", False) == off
