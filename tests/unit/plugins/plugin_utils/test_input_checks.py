@@ -426,6 +426,8 @@ BAD_INPUTS = [
     ("horovod_container", {"horovod_container_builder": "n9"}, "horovod_container_builder", "not a host"),
     ("horovod_container", {"horovod_container_copy_paths": ["opt/x"]}, "horovod_container_copy_paths", "absolute"),
     ("horovod_container", {"horovod_container_gpus": "some"}, "horovod_container_gpus", "auto, all, none"),
+    ("horovod_container", {"horovod_container_rdma_memlock": "8M"}, "horovod_container_rdma_memlock", "bytes"),
+    ("horovod_container", {"horovod_container_rdma_memlock": -1}, "horovod_container_rdma_memlock", "unlimited"),
     ("horovod_container", {"horovod_container_venv": "venv"}, "horovod_container_venv", "absolute path"),
     ("horovod_container", {"horovod_container_running_jobs": "kill"}, "horovod_container_running_jobs", "refuse, wait"),
     ("horovod", {"horovod_running_jobs": "ignore"}, "horovod_running_jobs", "refuse, wait or warn"),
