@@ -3,7 +3,8 @@
 """The benchmark's controller side: the result document and its schema, the report, the nccl-tests parser.
 
 Pure Python (matplotlib only for the plots). Layout: ``schema`` (the result format, RESULT_SCHEMA) · ``result``
-(combining the program's documents) · ``errors`` (BenchmarkError) · ``elastic`` (the elastic run's entry and report
-lines) · ``report`` (report.md and the plots) · ``nccl_tests`` (NVIDIA's nccl-tests output). Reached through the
-action benchmark_report and the filters in plugins/filter/benchmark.py.
+(combining the program's documents) · ``link`` (iperf3's IP path and the fabric's link limit) · ``errors``
+(BenchmarkError) · ``elastic`` (the elastic run's entry and report lines) · ``report`` (report.md and the plots) ·
+``nccl_tests`` (NVIDIA's nccl-tests output). Reached through the action benchmark_report and the filters in
+plugins/filter/benchmark.py.
 """

@@ -20,6 +20,8 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 from .elastic import elastic_entry
 from .errors import BenchmarkError  # re-exported: the combiner's callers catch it from here
 from .goals import goals
+from .link import link_limit
+from .link import links as links_of
 from .nccl_tests import NcclTestsError, nccl_version_text
 from .nccl_tests import parse_nccl_tests as _parse_nccl_tests
 from .schema import PAIRED_MODE, PEER_MODES, PLAIN_MODE, RESULT_SCHEMA, SCHEMA_VERSION, schema_errors
@@ -60,25 +62,6 @@ def human_bytes(n: float) -> str:
             v = n / div
             return ("%d %s" % (v, unit)) if v == int(v) else (f"{v:.1f} {unit}")
     return "%d B" % n
-
-
-def parse_iperf3(data: Any, host: str = "?") -> float:
-    """Bits per second received from ``iperf3 -J`` output (str or dict)."""
-    if isinstance(data, (str, bytes)):
-        try:
-            data = json.loads(data)
-        except ValueError as exc:
-            raise BenchmarkError(f"iperf3 output for {host} is not JSON: {exc}") from exc
-    if not isinstance(data, dict):
-        raise BenchmarkError(f"iperf3 output for {host} is not a JSON object")
-    if data.get("error"):
-        raise BenchmarkError("iperf3 to {} failed: {}".format(host, data["error"]))
-    end = data.get("end") or {}
-    for key in ("sum_received", "sum_sent", "sum"):
-        bps = (end.get(key) or {}).get("bits_per_second")
-        if bps:
-            return float(bps)
-    raise BenchmarkError(f"iperf3 output for {host} has no end.sum_received.bits_per_second")
 
 
 # ------------------------------------------------------------------ nccl-tests
@@ -211,31 +194,6 @@ def _allreduce_pair(norm: List[Dict[str, Any]]) -> Dict[str, Any]:
         "horovod": hvd_run["allreduce"] if hvd_run else [],
         "peer": next((r["allreduce"] for r in reversed(peer_ar) if r["workers"] == wmax), []),
         "peer_library": next((r["library"] for r in peer_ar if r["workers"] == wmax), None),
-    }
-
-
-def _links(link: Optional[Dict[str, Any]]) -> List[Dict[str, Any]]:
-    links = []
-    for host, data in sorted((link or {}).items()):
-        bps = parse_iperf3(data, host)
-        links.append({"host": host, "bits_per_second": bps, "bytes_per_second": bps / 8.0})
-    return links
-
-
-def link_limit(ip_bps: Optional[float], transport: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
-    """What the run's bus bandwidth is held against (the report's "Horovod / link"): the fabric's port rate (the
-    slowest usable port of the run's nodes, ``transport.fabric_rate_gbps``) when NCCL moved the data between the nodes
-    over the fabric (NET/IB), else the IP path iperf3 measured (slowest node): a run over sockets or through Gloo/MPI on
-    TCP never reaches the fabric's rate, and iperf3 cannot see the fabric. Both figures are kept."""
-    t = transport or {}
-    rate = t.get("fabric_rate_gbps")
-    fabric_bps = float(rate) * 1e9 / 8.0 if rate else None
-    on_fabric = bool(fabric_bps) and t.get("inter_node") == "IB"
-    return {
-        "link_Bps": fabric_bps if on_fabric else ip_bps,
-        "link_source": "fabric" if on_fabric else ("iperf3" if ip_bps else None),
-        "ip_link_Bps": ip_bps,
-        "fabric_link_Bps": fabric_bps,
     }
 
 
@@ -516,7 +474,7 @@ def combine(  # noqa: PLR0917 - keyword-friendly public signature kept for the a
         raise BenchmarkError("no benchmark results to combine (did every horovodrun fail?)")
     norm = _normalize_runs(runs)
     pair = _allreduce_pair(norm)
-    links = _links(link)
+    links = links_of(link)
     limit = link_limit(min((x["bytes_per_second"] for x in links), default=None), transport)
     link_bps = limit["link_Bps"]
     nccl = None

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from ansible_collections.gpucluster.horovod.plugins.module_utils import _node_health as nh
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark import link as lk
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark import plots as pl
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark import report as r
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark import result as b
@@ -101,20 +102,20 @@ def test_human_bytes(n, text):
 # --------------------------------------------------------------------- iperf3
 def test_parse_iperf3_real_output():
     text = (FIX / "iperf3-n2.json").read_text()
-    bps = b.parse_iperf3(text, "n2")
+    bps = lk.parse_iperf3(text, "n2")
     assert bps == json.loads(text)["end"]["sum_received"]["bits_per_second"]
     assert bps > 1e8
 
 
 def test_parse_iperf3_error_names_host():
     with pytest.raises(b.BenchmarkError, match="iperf3 to n3 failed: unable to connect"):
-        b.parse_iperf3({"start": {}, "end": {}, "error": "unable to connect to server"}, "n3")
+        lk.parse_iperf3({"start": {}, "end": {}, "error": "unable to connect to server"}, "n3")
 
 
 @pytest.mark.parametrize("bad", ["not json", "[]", {"end": {}}])
 def test_parse_iperf3_bad(bad):
     with pytest.raises(b.BenchmarkError):
-        b.parse_iperf3(bad, "n1")
+        lk.parse_iperf3(bad, "n1")
 
 
 # -------------------------------------------------------------------- combine
