@@ -31,11 +31,12 @@ def parse_iperf3(data: Any, host: str = "?") -> float:
 
 
 def links(link: Optional[Dict[str, Any]]) -> List[Dict[str, Any]]:
-    links = []
+    """``{host: iperf3 -J output}`` -> each host's received rate, in host order."""
+    out = []
     for host, data in sorted((link or {}).items()):
         bps = parse_iperf3(data, host)
-        links.append({"host": host, "bits_per_second": bps, "bytes_per_second": bps / 8.0})
-    return links
+        out.append({"host": host, "bits_per_second": bps, "bytes_per_second": bps / 8.0})
+    return out
 
 
 def link_limit(ip_bps: Optional[float], transport: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
