@@ -5,7 +5,18 @@ user, image and container names Docker accepts, bind mounts of the form host:con
 
 from __future__ import annotations
 
-from ._base import Finding, absolute_path, check, inventory_host, matches, running_jobs, tcp_port, training_user
+from ._base import (
+    WARNING,
+    Finding,
+    absolute_path,
+    check,
+    inventory_host,
+    matches,
+    running_jobs,
+    set_by_user,
+    tcp_port,
+    training_user,
+)
 
 # Docker's reference grammar, simplified: [registry[:port]/]path[/path...] in lower case; a reference may add a tag
 # and a digest.
@@ -34,6 +45,27 @@ _memlock = matches(
     "neither unlimited nor a number of bytes",
     "unlimited (NCCL's verbs transport wants it), or e.g. 8388608 where the engine may not raise the limit",
 )
+
+
+@check(
+    "horovod_container_rdma_memlock",
+    "horovod_container_rdma",
+    description="warns when horovod_container_rdma_memlock is set while horovod_container_rdma is never",
+    level=WARNING,
+)
+def _memlock_without_rdma(values, ctx):
+    name = "horovod_container_rdma_memlock"
+    if values["horovod_container_rdma"] == "never" and set_by_user(ctx, name):
+        yield Finding(
+            name,
+            values[name],
+            f"not used on {ctx.host}: horovod_container_rdma is never, so the containers get no fabric and no "
+            "memlock limit",
+            f"horovod_container_rdma: auto or always, or drop {name}",
+            WARNING,
+        )
+
+
 _name = matches(
     "horovod_container_name",
     _CONTAINER,
@@ -85,6 +117,7 @@ CHECKS = [
     _image,
     _base,
     _memlock,
+    _memlock_without_rdma,
     _name,
     _volumes,
     inventory_host("horovod_container_builder", optional=True),

@@ -1012,6 +1012,16 @@ def test_elastic_settings_without_the_elastic_run_are_named():
     assert _validate("horovod_benchmark", {"horovod_benchmark_elastic": False}) == []
 
 
+def test_a_memlock_limit_for_containers_without_the_fabric_is_named():
+    never = {"horovod_container_rdma": "never", "horovod_container_rdma_memlock": 8388608}
+    findings = _validate("horovod_container", never)
+    assert [(f.variable, f.level) for f in findings] == [("horovod_container_rdma_memlock", ic.WARNING)]
+    assert "horovod_container_rdma is never" in findings[0].text()
+    # where the containers may get the fabric, or the limit left at its default: nothing to say
+    assert _validate("horovod_container", {**never, "horovod_container_rdma": "auto"}) == []
+    assert _validate("horovod_container", {"horovod_container_rdma": "never"}) == []
+
+
 @pytest.mark.parametrize("role", ["horovod", "horovod_container", "passwordless_ssh"])
 def test_a_wait_time_with_a_policy_that_does_not_wait_is_named(role):
     findings = _validate(role, {f"{role}_running_jobs": "refuse", f"{role}_running_jobs_wait_s": 600})
