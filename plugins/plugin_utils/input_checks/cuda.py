@@ -10,7 +10,7 @@ from ansible_collections.gpucluster.horovod.plugins.plugin_utils import gpu_libs
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils.compat import CompatError, load_tables
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils.compat.tables import find_os
 
-from ._base import Finding, absolute_path, check
+from ._base import WARNING, Finding, absolute_path, check, set_by_user
 from ._gpu_libs import apt_only, for_gpu_hosts, no_gpu, os_id, repo_key, sha256, url
 
 _COMPONENT = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -68,6 +68,26 @@ def _components(values, ctx):
         )
 
 
+@check(
+    "cuda_distro_install_recommends",
+    "cuda_install_method",
+    description="warns when cuda_distro_install_recommends is set while cuda_install_method is not distro",
+    level=WARNING,
+)
+def _recommends_without_distro(values, ctx):
+    name = "cuda_distro_install_recommends"
+    method = values["cuda_install_method"]
+    if method != "distro" and set_by_user(ctx, name):
+        yield Finding(
+            name,
+            values[name],
+            f"not used on {ctx.host}: cuda_install_method is {method}, and only the distribution's toolkit is "
+            "installed with or without its Recommends",
+            f"cuda_install_method: distro, or drop {name}",
+            WARNING,
+        )
+
+
 CHECKS = [
     *for_gpu_hosts(
         "cuda",
@@ -79,6 +99,7 @@ CHECKS = [
             repo_key("cuda"),
             url("cuda_repo_base_url", "cuda_repo_url", "cuda_repo_key_url", "cuda_redist_base_url"),
             absolute_path("cuda_prefix"),
+            _recommends_without_distro,
         ],
     ),
     no_gpu("cuda"),

@@ -10,7 +10,13 @@ from ansible_collections.gpucluster.horovod.plugins.plugin_utils.compat import o
 
 from ._base import WARNING, Finding, absolute_path, check, inventory_host, positive, training_user
 
-_SOURCE_ONLY = ("openmpi_version", "openmpi_source_url", "openmpi_source_checksum", "openmpi_configure_flags")
+_SOURCE_ONLY = (
+    "openmpi_version",
+    "openmpi_source_url",
+    "openmpi_source_checksum",
+    "openmpi_configure_flags",
+    "openmpi_pmix",
+)
 _ARCHIVE = re.compile(r"\.(tar\.gz|tgz|tar\.bz2|tbz2|tar\.xz|txz)$")
 
 

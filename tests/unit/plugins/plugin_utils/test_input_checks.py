@@ -1024,6 +1024,22 @@ def test_a_memlock_limit_for_containers_without_the_fabric_is_named():
     assert _validate("horovod_container", {"horovod_container_rdma": "never"}) == []
 
 
+def test_the_toolkit_s_recommends_setting_without_the_distro_method_is_named():
+    findings = _validate("cuda", {"cuda_install_method": "redist", "cuda_distro_install_recommends": True})
+    assert [(f.variable, f.level) for f in findings] == [("cuda_distro_install_recommends", ic.WARNING)]
+    assert "cuda_install_method is redist" in findings[0].text()
+    distro = {"cuda_install_method": "distro", "cuda_version": "11.8", "cuda_distro_install_recommends": True}
+    assert _validate("cuda", distro) == []
+    assert _validate("cuda", {"cuda_install_method": "redist"}) == []
+
+
+def test_the_pmix_choice_with_the_distribution_s_open_mpi_is_refused():
+    findings = _validate("openmpi", {"openmpi_install_method": "distro", "openmpi_pmix": "external"})
+    assert [(f.variable, f.level) for f in findings] == [("openmpi_pmix", ic.ERROR)]
+    assert "openmpi_install_method is distro" in findings[0].text()
+    assert _validate("openmpi", {"openmpi_install_method": "distro"}) == []
+
+
 @pytest.mark.parametrize("role", ["horovod", "horovod_container", "passwordless_ssh"])
 def test_a_wait_time_with_a_policy_that_does_not_wait_is_named(role):
     findings = _validate(role, {f"{role}_running_jobs": "refuse", f"{role}_running_jobs_wait_s": 600})
