@@ -199,6 +199,8 @@ def summary_table(doc: Dict[str, Any]) -> List[str]:
         lines.append(overhead_line(doc))
     if elastic_line(doc):
         lines.append(elastic_line(doc))
+    if launch_line(doc):
+        lines.append(launch_line(doc).replace("**", ""))
     lines += ["goal: " + g for g in goal_lines(doc)]
     if doc.get("nccl_tests"):
         lines.append(
@@ -240,6 +242,55 @@ def _ran_in(doc: Dict[str, Any]) -> str:
     return "- ran in: **containers** `{}` (image `{}`) on every node, horovodrun over SSH port {}".format(
         container["name"], container.get("image", "?"), container.get("ssh_port", "?")
     )
+
+
+def launch_line(doc: Dict[str, Any]) -> Optional[str]:
+    """The report line naming what started the runs: the site's Slurm (each run's job id) or horovodrun."""
+    launch = (doc.get("inputs") or {}).get("launch") or {}
+    if launch.get("method") != "slurm":
+        return None
+    jobs = launch.get("jobs") or []
+    partitions = sorted({j.get("partition") for j in jobs if j.get("partition")})
+    where = "partition " + ", ".join(partitions) if partitions else "the default partition"
+    listed = (
+        ", ".join(
+            "{} job {}{}".format(j.get("run") or "?", j.get("id") or "?", " (failed)" if j.get("failed") else "")
+            for j in jobs
+        )
+        or "none started"
+    )
+    return "launched by: **Slurm** ({}{}), every run a job: {}".format(
+        "cluster " + launch["cluster"] + ", " if launch.get("cluster") else "", where, listed
+    )
+
+
+def _slurm_jobs_section(doc: Dict[str, Any]) -> List[str]:
+    launch = (doc.get("inputs") or {}).get("launch") or {}
+    jobs = launch.get("jobs") or []
+    if launch.get("method") != "slurm" or not jobs:
+        return []
+    out = ["## Slurm jobs", "", "| run | job id | partition | nodes | tasks |", "|---|---:|---|---|---:|"]
+    for j in jobs:
+        out.append(
+            "| {} | {} | {} | {} | {} |".format(
+                (j.get("run") or "?") + (" (failed)" if j.get("failed") else ""),
+                j.get("id") or "?",
+                j.get("partition") or "-",
+                j.get("nodes") or "-",
+                "-" if j.get("tasks") is None else j["tasks"],
+            )
+        )
+    return [*out, ""]
+
+
+def _runs_section(doc: Dict[str, Any]) -> List[str]:
+    """The runs the document was made from, and under Slurm their jobs."""
+    out = ["", "## Runs", "", "| tag | library | workers | device |", "|---|---|---:|---|"]
+    out += ["| %s | %s | %d | %s |" % (r["tag"], r["library"], r["workers"], r["device"]) for r in doc["runs"]]
+    jobs = _slurm_jobs_section(doc)
+    if jobs:
+        out += ["", *jobs[:-1]]
+    return out
 
 
 def _framework(doc: Dict[str, Any]) -> str:
@@ -442,6 +493,7 @@ def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
         ),
         "",
         _ran_in(doc),
+        *(["- " + launch_line(doc)] if launch_line(doc) else []),
     ]
     out += _warning_bullets(doc)
     out += [
@@ -525,8 +577,7 @@ def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
         out.append("")
     out += ["## Tuning used", "", "| variable | value |", "|---|---|"]
     out += ["| {} | {} |".format(k, doc["tuning"][k]) for k in sorted(doc["tuning"])]
-    out += ["", "## Runs", "", "| tag | library | workers | device |", "|---|---|---:|---|"]
-    out += ["| %s | %s | %d | %s |" % (r["tag"], r["library"], r["workers"], r["device"]) for r in doc["runs"]]
+    out += _runs_section(doc)
     if doc["hosts"]:
         out += ["", "## Hosts", "", "| host | address | slots | details |", "|---|---|---:|---|"]
         for h in doc["hosts"]:

@@ -801,6 +801,11 @@ def base_rank_info(rank, local_rank, **framework):
         "pid": os.getpid(),
         "python": platform.python_version(),
     }
+    # A rank srun started (a step of a Slurm job) has a step id; one horovodrun started over SSH has none, also
+    # inside an allocation (the report tells Slurm's ranks from horovodrun's by it).
+    if os.environ.get("SLURM_STEP_ID"):
+        info["slurm_job"] = os.environ.get("SLURM_JOB_ID")
+        info["slurm_step"] = os.environ["SLURM_STEP_ID"]
     info.update(framework)
     return info
 

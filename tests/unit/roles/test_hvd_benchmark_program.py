@@ -514,3 +514,14 @@ def test_elastic_mode_needs_a_duration_and_a_commit_interval(capsys):
     with pytest.raises(SystemExit):
         hb.main(["--mode", "elastic", "--commit-steps", "0"])
     assert "--commit-steps >= 1" in capsys.readouterr().err
+
+
+def test_a_rank_srun_started_names_its_slurm_job_and_step_one_horovodrun_started_does_not(monkeypatch):
+    monkeypatch.delenv("SLURM_STEP_ID", raising=False)
+    monkeypatch.setenv("SLURM_JOB_ID", "41")  # horovodrun inside an allocation passes the job's environment on
+    info = hb.base_rank_info(1, 0, torch="2.13.0")
+    assert "slurm_job" not in info and "slurm_step" not in info
+    assert info["rank"] == 1 and info["torch"] == "2.13.0"
+    monkeypatch.setenv("SLURM_STEP_ID", "0")
+    info = hb.base_rank_info(1, 0, torch="2.13.0")
+    assert info["slurm_job"] == "41" and info["slurm_step"] == "0"

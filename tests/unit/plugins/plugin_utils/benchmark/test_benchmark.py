@@ -1089,3 +1089,35 @@ def test_busbw_plot_is_logarithmic_with_a_tick_per_measured_size():
     fig = pl.busbw_figure(one, plt)
     assert fig.axes[0].get_yscale() == "linear"
     plt.close(fig)
+
+
+def test_runs_under_slurm_name_their_jobs_in_the_report_and_the_summary():
+    launch = {
+        "method": "slurm",
+        "cluster": "molecule",
+        "jobs": [
+            {"run": "hvd-np1", "id": "7", "partition": "batch", "nodes": "n1", "tasks": 1},
+            {"run": "hvd-np2", "id": "8", "partition": "batch", "nodes": "n[1-2]", "tasks": 2},
+            {"run": "both-np2", "id": "9", "partition": "batch", "nodes": "n[1-2]", "tasks": None, "failed": True},
+        ],
+    }
+    doc = b.combine(synthetic_runs(), run_id="r1", generated_at="2026-01-01T00:00:00Z", inputs={"launch": launch})
+    md = r.render_markdown(doc)
+    line = (
+        "- launched by: **Slurm** (cluster molecule, partition batch), every run a job: hvd-np1 job 7, hvd-np2 job 8,"
+        " both-np2 job 9 (failed)"
+    )
+    assert line in md
+    assert "## Slurm jobs" in md
+    assert "| hvd-np2 | 8 | batch | n[1-2] | 2 |" in md
+    assert "| both-np2 (failed) | 9 | batch | n[1-2] | - |" in md
+    assert any(x.startswith("launched by: Slurm (cluster molecule") for x in r.summary_table(doc))
+
+
+def test_runs_by_horovodrun_have_no_slurm_lines():
+    doc = b.combine(
+        synthetic_runs(), run_id="r1", generated_at="2026-01-01T00:00:00Z", inputs={"launch": {"method": "horovodrun"}}
+    )
+    md = r.render_markdown(doc)
+    assert "launched by" not in md and "## Slurm jobs" not in md
+    assert not any("Slurm" in x for x in r.summary_table(doc))
