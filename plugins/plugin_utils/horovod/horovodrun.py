@@ -11,7 +11,7 @@ facts as the roles read them (``ansible_facts`` with gpu_facts' ``gpucluster_gpu
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 # Worker counts of the scaling runs when none are given: powers of two below the total, then the total.
 WORKER_LADDER = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
@@ -107,20 +107,26 @@ def worker_counts(hosts: Sequence[Mapping[str, Any]], requested: Optional[Sequen
     return [w for w in WORKER_LADDER if w < total] + [total]
 
 
-def hosts_arg(hosts: Sequence[Mapping[str, Any]], workers: Any) -> str:
-    """horovodrun's ``-H`` value for a job of ``workers`` processes: fill the hosts in order, each up to its slots."""
+def fill_hosts(hosts: Sequence[Mapping[str, Any]], workers: Any) -> List[Tuple[Mapping[str, Any], int]]:
+    """The hosts a job of ``workers`` processes takes, each with its count: the hosts filled in order, each up to
+    its slots (horovodrun's ``-H``, and the nodes of the same job as a Slurm allocation)."""
     left = _positive_int(workers, "the worker count")
     total = sum(int(h["slots"]) for h in hosts)
     if left > total:
         raise HorovodrunError(f"{left} workers do not fit the {total} slots of the hosts")
-    parts = []
+    used = []
     for host in hosts:
         if left <= 0:
             break
         take = min(int(host["slots"]), left)
-        parts.append(f"{host['address']}:{take}")
+        used.append((host, take))
         left -= take
-    return ",".join(parts)
+    return used
+
+
+def hosts_arg(hosts: Sequence[Mapping[str, Any]], workers: Any) -> str:
+    """horovodrun's ``-H`` value for a job of ``workers`` processes: fill the hosts in order, each up to its slots."""
+    return ",".join(f"{host['address']}:{take}" for host, take in fill_hosts(hosts, workers))
 
 
 def is_remote_run(hosts_value: str, launcher_address: str, launcher_is_node: bool = True) -> bool:

@@ -16,6 +16,8 @@ import math
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
+from ..horovod import horovodrun as _horovodrun
+
 # Printed inside the allocation before the command runs (salloc sets these for the command it starts).
 JOB_LINE_PREFIX = "gpucluster-benchmark-job:"
 _JOB_LINE = (
@@ -44,18 +46,10 @@ def _positive_int(value: Any, what: str) -> int:
 def job_nodes(hosts: Sequence[Mapping[str, Any]], workers: Any) -> List[Dict[str, Any]]:
     """The hosts a job of ``workers`` ranks takes, in order, each with the ranks it gets (``tasks``): the host list
     filled in order, each up to its slots, as horovodrun's ``-H`` fills it."""
-    left = _positive_int(workers, "the worker count")
-    total = sum(int(h["slots"]) for h in hosts)
-    if left > total:
-        raise SlurmJobError(f"{left} workers do not fit the {total} slots of the hosts")
-    used = []
-    for host in hosts:
-        if left <= 0:
-            break
-        take = min(int(host["slots"]), left)
-        used.append(dict(host, tasks=take))
-        left -= take
-    return used
+    try:
+        return [dict(host, tasks=take) for host, take in _horovodrun.fill_hosts(hosts, workers)]
+    except _horovodrun.HorovodrunError as exc:
+        raise SlurmJobError(str(exc)) from None
 
 
 def job_argv(

@@ -80,7 +80,7 @@ def test_a_host_slurm_does_not_know_is_named_with_the_fix():
     ("workers", "kw", "message"),
     [
         (3, {}, "3 workers do not fit the 2 slots"),
-        (0, {}, "the worker count must be at least 1"),
+        (0, {}, "the worker count must be a whole number >= 1"),
         (1, {"job_name": "a b"}, "the job name must be"),
         (1, {"job_name": ""}, "the job name must be"),
         (1, {"time_limit_s": 0}, "the job's time limit must be at least 1"),
