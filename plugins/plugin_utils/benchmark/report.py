@@ -14,6 +14,7 @@ import os
 from typing import Any, Dict, List, Optional, Sequence
 
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark.elastic import elastic_line, elastic_section
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark.launch import launch_line, slurm_jobs_section
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark.plots import render_plots
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark.result import human_bytes
 
@@ -244,50 +245,11 @@ def _ran_in(doc: Dict[str, Any]) -> str:
     )
 
 
-def launch_line(doc: Dict[str, Any]) -> Optional[str]:
-    """The report line naming what started the runs: the site's Slurm (each run's job id) or horovodrun."""
-    launch = (doc.get("inputs") or {}).get("launch") or {}
-    if launch.get("method") != "slurm":
-        return None
-    jobs = launch.get("jobs") or []
-    partitions = sorted({j.get("partition") for j in jobs if j.get("partition")})
-    where = "partition " + ", ".join(partitions) if partitions else "the default partition"
-    listed = (
-        ", ".join(
-            "{} job {}{}".format(j.get("run") or "?", j.get("id") or "?", " (failed)" if j.get("failed") else "")
-            for j in jobs
-        )
-        or "none started"
-    )
-    return "launched by: **Slurm** ({}{}), every run a job: {}".format(
-        "cluster " + launch["cluster"] + ", " if launch.get("cluster") else "", where, listed
-    )
-
-
-def _slurm_jobs_section(doc: Dict[str, Any]) -> List[str]:
-    launch = (doc.get("inputs") or {}).get("launch") or {}
-    jobs = launch.get("jobs") or []
-    if launch.get("method") != "slurm" or not jobs:
-        return []
-    out = ["## Slurm jobs", "", "| run | job id | partition | nodes | tasks |", "|---|---:|---|---|---:|"]
-    for j in jobs:
-        out.append(
-            "| {} | {} | {} | {} | {} |".format(
-                (j.get("run") or "?") + (" (failed)" if j.get("failed") else ""),
-                j.get("id") or "?",
-                j.get("partition") or "-",
-                j.get("nodes") or "-",
-                "-" if j.get("tasks") is None else j["tasks"],
-            )
-        )
-    return [*out, ""]
-
-
 def _runs_section(doc: Dict[str, Any]) -> List[str]:
     """The runs the document was made from, and under Slurm their jobs."""
     out = ["", "## Runs", "", "| tag | library | workers | device |", "|---|---|---:|---|"]
     out += ["| %s | %s | %d | %s |" % (r["tag"], r["library"], r["workers"], r["device"]) for r in doc["runs"]]
-    jobs = _slurm_jobs_section(doc)
+    jobs = slurm_jobs_section(doc)
     if jobs:
         out += ["", *jobs[:-1]]
     return out

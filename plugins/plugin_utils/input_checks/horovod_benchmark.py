@@ -97,6 +97,30 @@ def _elastic_settings_unused(values, ctx):
             )
 
 
+_SLURM_SETTINGS = ("horovod_benchmark_slurm_partition", "horovod_benchmark_slurm_args")
+
+
+@check(
+    *_SLURM_SETTINGS,
+    "horovod_benchmark_launch_method",
+    description="warns when the Slurm jobs' settings are set while horovod_benchmark_launch_method is horovodrun",
+    level=WARNING,
+)
+def _slurm_settings_unused(values, ctx):
+    # auto decides on the site's Slurm, which the first play reads after these checks: only horovodrun is certain
+    if values["horovod_benchmark_launch_method"] != "horovodrun":
+        return
+    for name in _SLURM_SETTINGS:
+        if set_by_user(ctx, name):
+            yield Finding(
+                name,
+                values[name],
+                f"not used on {ctx.host}: horovod_benchmark_launch_method is horovodrun, so no run is a Slurm job",
+                f"horovod_benchmark_launch_method: slurm (or auto on a Slurm site), or drop {name}",
+                WARNING,
+            )
+
+
 @check("horovod_benchmark_nccl_tests", description="auto, true or false")
 def _nccl_tests(values, ctx):
     value = values["horovod_benchmark_nccl_tests"]
@@ -124,6 +148,7 @@ CHECKS = [
     _warmup_steps,
     _elastic_framework,
     _elastic_settings_unused,
+    _slurm_settings_unused,
     _nccl_tests,
     training_user("horovod_benchmark_user"),
     absolute_path(

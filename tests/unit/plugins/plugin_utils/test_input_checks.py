@@ -1068,3 +1068,16 @@ def test_a_batch_script_set_where_no_slurm_was_found_is_warned_about_by_name():
     assert _validate("horovod", script, slurm=True) == []
     assert _validate("horovod", slurm=False) == []
     assert _validate("horovod", {"horovod_slurm_batch_script": ""}, slurm=False) == []
+
+
+def test_the_slurm_jobs_settings_without_slurm_as_the_launcher_are_named():
+    findings = _validate(
+        "horovod_benchmark",
+        {"horovod_benchmark_launch_method": "horovodrun", "horovod_benchmark_slurm_partition": "gpu"},
+    )
+    assert [(f.variable, f.level) for f in findings] == [("horovod_benchmark_slurm_partition", ic.WARNING)]
+    assert "horovod_benchmark_launch_method is horovodrun" in findings[0].text()
+    # slurm uses them, and auto may (the first play decides): nothing to say
+    for method in ("slurm", "auto"):
+        values = {"horovod_benchmark_launch_method": method, "horovod_benchmark_slurm_args": ["--qos=high"]}
+        assert _validate("horovod_benchmark", values) == []
