@@ -84,17 +84,18 @@ _ELASTIC_SETTINGS = (
     level=WARNING,
 )
 def _elastic_settings_unused(values, ctx):
-    if values["horovod_benchmark_elastic"] is True:
-        return
-    for name in _ELASTIC_SETTINGS:
+    if values["horovod_benchmark_elastic"] is not True:
+        yield from _unused(
+            values, ctx, _ELASTIC_SETTINGS, "horovod_benchmark_elastic is false, so no elastic run happens",
+            "horovod_benchmark_elastic: true",
+        )  # fmt: skip
+
+
+def _unused(values, ctx, names, why, fix):
+    """A warning for each of ``names`` the user set although ``why`` says it is not used on this host."""
+    for name in names:
         if set_by_user(ctx, name):
-            yield Finding(
-                name,
-                values[name],
-                f"not used on {ctx.host}: horovod_benchmark_elastic is false, so no elastic run happens",
-                f"horovod_benchmark_elastic: true, or drop {name}",
-                WARNING,
-            )
+            yield Finding(name, values[name], f"not used on {ctx.host}: {why}", f"{fix}, or drop {name}", WARNING)
 
 
 _SLURM_SETTINGS = ("horovod_benchmark_slurm_partition", "horovod_benchmark_slurm_args")
@@ -108,17 +109,11 @@ _SLURM_SETTINGS = ("horovod_benchmark_slurm_partition", "horovod_benchmark_slurm
 )
 def _slurm_settings_unused(values, ctx):
     # auto decides on the site's Slurm, which the first play reads after these checks: only horovodrun is certain
-    if values["horovod_benchmark_launch_method"] != "horovodrun":
-        return
-    for name in _SLURM_SETTINGS:
-        if set_by_user(ctx, name):
-            yield Finding(
-                name,
-                values[name],
-                f"not used on {ctx.host}: horovod_benchmark_launch_method is horovodrun, so no run is a Slurm job",
-                f"horovod_benchmark_launch_method: slurm (or auto on a Slurm site), or drop {name}",
-                WARNING,
-            )
+    if values["horovod_benchmark_launch_method"] == "horovodrun":
+        yield from _unused(
+            values, ctx, _SLURM_SETTINGS, "horovod_benchmark_launch_method is horovodrun, so no run is a Slurm job",
+            "horovod_benchmark_launch_method: slurm (or auto on a Slurm site)",
+        )  # fmt: skip
 
 
 @check("horovod_benchmark_nccl_tests", description="auto, true or false")
