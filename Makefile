@@ -49,7 +49,7 @@ images: host
 
 lint: venv host
 	yamllint --strict .
-	shellcheck scripts/*.sh images/*.sh tests/standin_repo/*.sh tools/*.sh .ci/run
+	shellcheck scripts/*.sh images/*.sh tests/standin_repo/*.sh tools/*.sh molecule/_shared/files/*.sh .ci/run
 	ansible-lint
 	ruff check .
 	ruff format --check .
