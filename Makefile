@@ -44,8 +44,7 @@ host:
 	scripts/host-setup.sh
 
 images: host
-	scripts/build-image.sh bookworm gpucluster/debian:12
-	scripts/build-image.sh trixie gpucluster/debian:13
+	scripts/build-images.sh
 
 lint: venv host
 	yamllint --strict .

@@ -21,8 +21,16 @@ total_start=$(date +%s)
 # read if a CI limit stops the run before that.
 logs=tests/output/tiers
 rm -rf "$logs"; mkdir -p "$logs"
-echo "===== setup: venv, host ====="
-make --no-print-directory venv host || echo "setup failed: the tiers below will say why"
+echo "===== setup: venv, host (and the base images beside the venv) ====="
+make --no-print-directory host || echo "host setup failed: the tiers below will say why"
+# The base images (make images: debootstrap on a new machine, up to date in a second after that) need only the host's
+# Docker engine, not the venv: built beside the venv's install, the molecule tier waits for them below.
+images_pid=""
+if [[ " ${tiers[*]} " == *" molecule "* ]]; then
+    make --no-print-directory images > "$logs/images.log" 2>&1 &
+    images_pid=$!
+fi
+make --no-print-directory venv || echo "venv setup failed: the tiers below will say why"
 for tier in "${together[@]}"; do
     [[ " ${tiers[*]} " == *" $tier "* ]] || continue
     (
@@ -38,6 +46,10 @@ if [[ " ${tiers[*]} " == *" molecule "* ]]; then
     echo
     echo "===== tier: molecule (started beside lint, unit, sanity and build; their logs follow it) ====="
     start=$(date +%s)
+    if [ -n "$images_pid" ]; then
+        wait "$images_pid" || echo "make images failed (its log follows); make molecule builds them again"
+        cat "$logs/images.log"
+    fi
     make --no-print-directory molecule
     echo $? > "$logs/molecule.rc"
     echo $(( $(date +%s) - start )) > "$logs/molecule.took"
