@@ -64,6 +64,7 @@ def job_argv(
     gres_gpu: bool = False,
     extra_args: Sequence[Any] = (),
     run_timeout: Optional[Any] = None,
+    no_kill: bool = False,
 ) -> List[str]:
     """``[timeout …] salloc --job-name … --nodes K --ntasks W [--ntasks-per-node S] --nodelist … --time M … bash -c
     '<job line>; exec "$@"' … COMMAND``.
@@ -74,6 +75,8 @@ def job_argv(
     places ``--ntasks`` over the listed nodes). ``gres_gpu``: ask for each node's GPUs as ``gpu:N`` (the site
     defines the gpu gres). ``time_limit_s``: the job's limit, whole minutes rounded up (Slurm's unit), at least 1.
     ``run_timeout``: a ``timeout`` around salloc as well (its TERM makes salloc give the allocation back).
+    ``no_kill``: ``--no-kill``, the allocation outlives a node that fails (the elastic run goes on without it; by
+    default Slurm ends the whole job once it marks one of its nodes down).
     """
     name = str(job_name or "")
     if not _JOB_NAME.match(name):
@@ -104,6 +107,8 @@ def job_argv(
     if len(tasks) == 1:
         argv.append(f"--ntasks-per-node={tasks.pop()}")
     argv += [f"--nodelist={','.join(names)}", f"--time={minutes}"]
+    if no_kill:
+        argv.append("--no-kill")
     if partition:
         argv.append(f"--partition={partition}")
     if gres_gpu:

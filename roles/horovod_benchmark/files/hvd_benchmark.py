@@ -23,7 +23,8 @@ Launched with ``horovodrun`` (Gloo or MPI controller), for ``--framework pytorch
     elastic training (PyTorch): launched with ``horovodrun --min-np/--max-np --host-discovery-script``,
     the synthetic training runs for ``--elastic-seconds`` under ``hvd.elastic.run`` with its state
     (model, optimizer, step, the timeline) committed every ``--commit-steps`` steps; a worker lost or
-    added resets the job, which goes on from the last commit with the workers that remain.  Rank 0
+    added resets the job, which goes on from the last commit with the workers that remain, for at least
+    two commit intervals however late the reset came.  Rank 0
     writes the resets, the worker count over time and samples/s before and after the last change
     (``--progress`` appends a line per commit to a file, for whoever watches the run).
 ``--mode plain``
@@ -602,8 +603,7 @@ def main_elastic(args, started):  # noqa: PLR0915 - the elastic run, read top to
 
     state.register_reset_callbacks([on_reset])
 
-    # The last loss this process computed: a reset that comes after the run time is up (a worker lost late, or found
-    # late) returns without another step, and still has one to report.
+    # The last loss this process computed (None until its first step).
     last = {"loss": None}
 
     def time_up():
@@ -614,9 +614,20 @@ def main_elastic(args, started):  # noqa: PLR0915 - the elastic run, read top to
         mine = torch.tensor([1.0 if now() >= args.elastic_seconds else 0.0], device=device)
         return float(hvd.allreduce(mine, op=hvd.Sum, name="bench.elastic.time_up").item()) > 0
 
+    def changed_at():
+        # The step of the last start or reset. Every rank has the same timeline (after a reset's sync, rank 0's), so
+        # every rank decides the same way whether to ask time_up(), the collective.
+        return max(e["step"] for e in state.timeline if e["event"] in ("start", "reset"))
+
     @hvd.elastic.run
     def train(state):
-        while not (state.step % args.commit_steps == 0 and time_up()):
+        # Ends at a commit point once the time is up and the workers of the last start or reset have trained two
+        # commit intervals (a phase's samples/s is measured from its first commit to its last): a reset that comes
+        # late (the survivors of a lost node notice it only after Gloo's timeout, later still on a loaded machine)
+        # still has the remaining workers train, and the report an "after" phase with its rate.
+        while not (
+            state.step % args.commit_steps == 0 and state.step >= changed_at() + 2 * args.commit_steps and time_up()
+        ):
             optimizer.zero_grad()
             loss = loss_fn(model(data), target)
             last["loss"] = loss
@@ -1082,7 +1093,12 @@ def main(argv=None):  # noqa: PLR0912, PLR0915 - argument table and the modes, r
     t.add_argument("--warmup-steps", type=int, default=2)
     t.add_argument("--steps", type=int, default=10)
     e = p.add_argument_group("elastic (--mode elastic)")
-    e.add_argument("--elastic-seconds", type=float, default=60.0, help="train until this many seconds have passed")
+    e.add_argument(
+        "--elastic-seconds",
+        type=float,
+        default=60.0,
+        help="train until this many seconds have passed (and two commit intervals since the last reset)",
+    )
     e.add_argument("--commit-steps", type=int, default=10, help="commit the state every N steps")
     e.add_argument("--min-np", type=int, default=1, help="horovodrun's --min-np (for the report)")
     e.add_argument("--max-np", type=int, default=0, help="horovodrun's --max-np (for the report)")

@@ -64,6 +64,14 @@ def test_gpus_as_gres_partition_extra_arguments_and_an_outer_timeout():
     assert not [a for a in _argv(_hosts(1, 1), 2, gres_gpu=True) if a.startswith("--gres")]  # no GPUs, no gres
 
 
+def test_an_elastic_job_asks_slurm_to_keep_its_allocation_when_a_node_fails():
+    # without --no-kill Slurm ends the whole job once it marks one of its nodes down: the elastic run that was to go
+    # on without the node would be killed with it
+    before = _before_command(_argv(_hosts(1, 1), 2, no_kill=True))
+    assert before[-1] == "--no-kill"
+    assert "--no-kill" not in _argv(_hosts(1, 1), 2)
+
+
 @pytest.mark.parametrize(("seconds", "minutes"), [(1, 1), (60, 1), (61, 2), (900, 15), (901, 16)])
 def test_the_time_limit_is_whole_minutes_rounded_up(seconds, minutes):
     assert f"--time={minutes}" in _argv(_hosts(1), 1, time_limit_s=seconds)
