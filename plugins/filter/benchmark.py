@@ -18,6 +18,9 @@ from ansible_collections.gpucluster.horovod.plugins.plugin_utils.lazy import Laz
 
 _benchmark = LazyModule("ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark.result")
 _horovodrun = LazyModule("ansible_collections.gpucluster.horovod.plugins.plugin_utils.horovod.horovodrun")
+_fabric = LazyModule("ansible_collections.gpucluster.horovod.plugins.plugin_utils.fabric")
+
+_STATUS_ORDER = ("ok", "warn", "fail")
 
 
 def _results(registered):
@@ -50,9 +53,45 @@ def _health(registered):
     }
 
 
-def benchmark_node_facts(hosts, hostvars, boot_ids=None, topo=None, *, health_before=None, health_after=None):
-    """Host list, hostvars, the registered boot-id slurp, nvidia-smi topo -m and node_health loops -> one dict per
-    node."""
+def _fabric_health(registered):
+    """fabric_facts' results of a registered loop over the hosts -> by host, a node_health-shaped result holding the
+    RDMA ports' check (filter fabric_port_check's rule); skipped and failed reads left out."""
+    out = {}
+    for r in _results(registered):
+        if r.get("skipped") or r.get("failed") or not isinstance(r.get("fabric"), Mapping):
+            continue
+        check = _fabric.port_health_check(r["fabric"])
+        out[_item_name(r)] = {"status": check["status"], "checks": [check], "xids": []}
+    return out
+
+
+def _merged_health(gpu, ports):
+    """node_health's results and the ports' checks by host -> one result per host (the worst status, all checks)."""
+    out = {}
+    for name in list(gpu) + [n for n in ports if n not in gpu]:
+        parts = [p for p in (gpu.get(name), ports.get(name)) if p]
+        statuses = [p.get("status") if p.get("status") in _STATUS_ORDER else "warn" for p in parts]
+        out[name] = {
+            "status": max(statuses, key=_STATUS_ORDER.index),
+            "checks": [c for p in parts for c in p.get("checks") or []],
+            "xids": [x for p in parts for x in p.get("xids") or []],
+        }
+    return out
+
+
+def benchmark_node_facts(
+    hosts,
+    hostvars,
+    boot_ids=None,
+    topo=None,
+    *,
+    health_before=None,
+    health_after=None,
+    fabric_before=None,
+    fabric_after=None,
+):
+    """Host list, hostvars, the registered boot-id slurp, nvidia-smi topo -m, node_health and fabric_facts loops ->
+    one dict per node."""
     hosts = list(hosts or [])
     gpus = {}
     for host in hosts:
@@ -70,7 +109,12 @@ def benchmark_node_facts(hosts, hostvars, boot_ids=None, topo=None, *, health_be
         if not r.get("skipped")
     }
     return _benchmark.node_entries(
-        hosts, gpus, boots, probes, health_before=_health(health_before), health_after=_health(health_after)
+        hosts,
+        gpus,
+        boots,
+        probes,
+        health_before=_merged_health(_health(health_before), _fabric_health(fabric_before)),
+        health_after=_merged_health(_health(health_after), _fabric_health(fabric_after)),
     )
 
 

@@ -63,7 +63,8 @@ def shared_warning(doc: Dict[str, Any]) -> Optional[str]:
 
 
 def health_warning(doc: Dict[str, Any]) -> Optional[str]:
-    """The nodes that were not healthy after the runs or logged an XID during them, or None."""
+    """The nodes that were not healthy after the runs, logged an XID during them or got worse during them (an RDMA
+    port that went down: ok before, warn after), or None."""
     bad = []
     for n in doc.get("nodes") or []:
         h = n.get("health") or {}
@@ -71,6 +72,8 @@ def health_warning(doc: Dict[str, Any]) -> Optional[str]:
             bad.append("%s logged %s during the runs" % (n["name"], "; ".join(h["new_xids"])))
         elif (h.get("after") or h.get("before")) == "fail":
             bad.append("%s is unhealthy (%s)" % (n["name"], "; ".join(h.get("findings") or [])))
+        elif h.get("before") == "ok" and h.get("after") == "warn":
+            bad.append("%s went from ok to warn during the runs (%s)" % (n["name"], "; ".join(h.get("findings") or [])))
     return ", ".join(bad) or None
 
 
@@ -124,8 +127,9 @@ def _health_section(doc: Dict[str, Any]) -> List[str]:
         "",
         "## Node health",
         "",
-        "gpucluster.horovod.node_health on every GPU node before and after the runs (XIDs, ECC, row remapping, PCIe "
-        "link, slowdown, NVLink, Fabric Manager).",
+        "Before and after the runs: gpucluster.horovod.node_health on every GPU node (XIDs, ECC, row remapping, PCIe "
+        "link, slowdown, NVLink, Fabric Manager) and the RDMA ports of every node with a fabric (fabric_facts: a "
+        "port that is not usable).",
         "",
         "| node | before | after | XIDs during the runs | findings (not ok) |",
         "|---|---|---|---|---|",

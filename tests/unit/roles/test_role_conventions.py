@@ -242,10 +242,11 @@ def test_ignore_unreachable_comes_with_ignore_errors(role: Path) -> None:
 def test_the_unreachable_rule_sees_the_benchmark_cleanup() -> None:
     found: list = []
     _tasks_ignoring_unreachable(_load_list(ROOT / "roles" / "horovod_benchmark" / "tasks" / "run.yml"), found)
-    # the elastic run's document on every node, the health judged after the runs (a node the elastic run lost is
-    # unreachable there), the lost nodes after a failure, the cleanup
+    # the elastic run's document on every node, the RDMA ports and the health judged after the runs (a node the
+    # elastic run lost is unreachable there), the lost nodes after a failure, the cleanup
     assert [task.get("name", "")[:30] for task in found] == [
         "Find the node where the elasti",
+        "Read the RDMA ports of the nod",
         "Judge the health of the nodes ",
         "Find the nodes the launcher lo",
         "Ensure no benchmark, nccl-test",

@@ -10,6 +10,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.gpucluster.horovod.plugins.filter import benchmark as f
+from ansible_collections.gpucluster.horovod.plugins.module_utils import _fabric
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "benchmark"
 H100 = json.loads((FIX / "gpu_facts-h100.json").read_text())
@@ -71,3 +72,49 @@ def test_node_health_from_the_registered_loops_before_and_after():
     assert c1["health"] is None
     g1, _c1 = f.benchmark_node_facts(HOSTS, {}, health_before=before, health_after=before)
     assert (g1["health"]["before"], g1["health"]["after"]) == ("ok", "ok")
+
+
+def _fabric_read(name):
+    """What fabric_facts returns as its ``fabric`` on one of the fixture sysfs trees."""
+    root = str(FIX.parent / "fabric" / name)
+    devices = _fabric.read_tree(root)
+    return {**_fabric.summarize(devices), "devices": devices, "root": root, "problems": []}
+
+
+def test_fabric_ports_join_the_health_and_judge_a_node_without_gpus():
+    """The RDMA ports read before and after the runs (fabric_facts loops): a CPU node with a fabric is judged by its
+    ports alone; on a GPU node the ports' check joins node_health's and the worse status wins."""
+    real = json.loads((FIX / "h200" / "node_health-vm.json").read_text())
+    gpu_before = {"results": [{"item": {"name": "g1"}, "changed": False, **real}]}
+    up = _fabric_read("ib_hdr_2")
+    one_down = _fabric_read("ib_hdr_1_down")
+    assert (up["port_count"], one_down["port_count"], len(one_down["unusable"])) == (2, 1, 1)
+    before = {"results": [{"item": {"name": n}, "changed": False, "fabric": up} for n in ("g1", "c1")]}
+    after = {
+        "results": [
+            {"item": {"name": "g1"}, "changed": False, "fabric": up},
+            {"item": {"name": "c1"}, "changed": False, "fabric": one_down},
+        ]
+    }
+    g1, c1 = f.benchmark_node_facts(
+        HOSTS, {}, health_before=gpu_before, health_after=gpu_before, fabric_before=before, fabric_after=after
+    )
+    assert g1["health"] == {"before": "ok", "after": "ok", "findings": [], "new_xids": []}
+    assert (c1["health"]["before"], c1["health"]["after"], c1["health"]["new_xids"]) == ("ok", "warn", [])
+    (finding,) = c1["health"]["findings"]
+    assert finding.startswith("fabric_ports: RDMA port(s) not usable: mlx5_1:1 (")
+    # the GPU node's port going down makes its ok node_health a warn; a node the read after lost keeps its before
+    after = {
+        "results": [
+            {"item": {"name": "g1"}, "changed": False, "fabric": one_down},
+            {"item": {"name": "c1"}, "unreachable": True, "failed": True, "msg": "Data could not be sent"},
+        ]
+    }
+    g1, c1 = f.benchmark_node_facts(
+        HOSTS, {}, health_before=gpu_before, health_after=gpu_before, fabric_before=before, fabric_after=after
+    )
+    assert (g1["health"]["before"], g1["health"]["after"]) == ("ok", "warn")
+    assert [x.split(":")[0] for x in g1["health"]["findings"]] == ["fabric_ports"]
+    assert c1["health"] == {"before": "ok", "after": None, "findings": [], "new_xids": []}
+    # no fabric read at all (no host with ports): the CPU node stays unjudged
+    assert f.benchmark_node_facts(HOSTS, {}, health_before=gpu_before)[1]["health"] is None

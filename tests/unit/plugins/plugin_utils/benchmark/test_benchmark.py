@@ -753,6 +753,14 @@ def test_h100_result_of_main_validates_recombines_and_has_the_health_section():
     # ratio is (that result has no goals: it predates them)
     written = (h100 / "report.md").read_text().rstrip("\n")
     written = written.replace("| ratio | Horovod / link |", "| ratio (p10-p90) | Horovod / link |")
+    # and the health section's sentence, which names the RDMA ports judged since (issue 33)
+    written = written.replace(
+        "gpucluster.horovod.node_health on every GPU node before and after the runs (XIDs, ECC, row remapping, PCIe "
+        "link, slowdown, NVLink, Fabric Manager).",
+        "Before and after the runs: gpucluster.horovod.node_health on every GPU node (XIDs, ECC, row remapping, PCIe "
+        "link, slowdown, NVLink, Fabric Manager) and the RDMA ports of every node with a fabric (fabric_facts: a port "
+        "that is not usable).",
+    )
     unpaired = "Ratio = Horovod / peer (> 1: Horovod faster), from two separate runs' medians: no spread measured."
     written = re.sub(r"(\nBus bandwidth = size / time[^\n]*\n)", lambda m: m.group(1) + unpaired + "\n", written)
     assert md.rstrip("\n") == written
@@ -810,6 +818,19 @@ def test_the_report_has_a_node_health_section_and_warns_about_a_bad_node():
     assert "| n2 | ok | fail | XID 79 on 0000:3b:00 (GPU has fallen off the bus) | xid_hardware: XID 79 ... |" in md
     assert "- **node health**: n2 logged XID 79 on 0000:3b:00 (GPU has fallen off the bus) during the runs." in md
     assert any(line.startswith("WARNING: node health: n2 logged XID 79") for line in r.summary_table(doc))
+    # a node whose RDMA port went down during the runs (ok before, the ports' warn after) is named too
+    port_down = {
+        "status": "warn",
+        "checks": [{"name": "fabric_ports", "status": "warn", "reason": "RDMA port(s) not usable: mlx5_1:1 (Down)"}],
+        "xids": [],
+    }
+    nodes = b.node_entries(hosts, health_before={"cpu1": {"status": "ok"}}, health_after={"cpu1": port_down})
+    md = r.render_markdown(b.combine(h200_runs(), nodes=nodes, run_id="r"))
+    assert "| cpu1 | ok | warn | none | fabric_ports: RDMA port(s) not usable: mlx5_1:1 (Down) |" in md
+    assert (
+        "- **node health**: cpu1 went from ok to warn during the runs (fabric_ports: RDMA port(s) not usable: "
+        "mlx5_1:1 (Down))." in md
+    )
     # without judged nodes there is no section and no warning
     plain = r.render_markdown(b.combine(h200_runs(), nodes=b.node_entries(hosts), run_id="r"))
     assert "Node health" not in plain and "node health" not in plain
