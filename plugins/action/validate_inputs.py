@@ -91,11 +91,19 @@ class ActionModule(ActionBase):
     _requires_connection = False
 
     def _load(self, path: Path, template: bool = False):
-        if not path.is_file():
-            return {}
-        # Not from the loader's cache when templates are asked for: a copy cached as data would come back untrusted.
-        cache = "none" if template else "all"
-        return self._loader.load_from_file(str(path), cache=cache, trusted_as_template=template) or {}
+        """A role file as data (or as templates), parsed once per task: the checks read each file up to three times
+        (fingerprint, checks, unknown names), and the callers only read what they get."""
+        key = (str(path), template)
+        memo = self.__dict__.setdefault("_loaded", {})
+        if key not in memo:
+            if not path.is_file():
+                memo[key] = {}
+            else:
+                # Not from the loader's cache when templates are asked for: a copy cached as data would come back
+                # untrusted.
+                cache = "none" if template else "all"
+                memo[key] = self._loader.load_from_file(str(path), cache=cache, trusted_as_template=template) or {}
+        return memo[key]
 
     def _role_files(self, role: str, facts=None):
         """The role's argument spec options (all entry points), defaults and constants: its vars/ files

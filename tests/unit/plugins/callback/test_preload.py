@@ -1,0 +1,118 @@
+"""gpucluster.horovod.preload: what the forked workers would load for every task is loaded once (issue 37)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+from ansible_collections.gpucluster.horovod.plugins.callback import preload
+from ansible_collections.gpucluster.horovod.plugins.callback.preload import CallbackModule, connection_names
+
+ROOT = Path(__file__).resolve().parents[4]
+
+
+class Host:
+    def __init__(self, **hostvars):
+        self.hostvars = hostvars
+
+    def get_vars(self):
+        return self.hostvars
+
+
+class BrokenHost:
+    def get_vars(self):
+        raise RuntimeError("unreadable")
+
+
+def play(hosts, connection=None):
+    inventory = SimpleNamespace(hosts=hosts)
+    return SimpleNamespace(connection=connection, _variable_manager=SimpleNamespace(_inventory=inventory))
+
+
+def test_connection_names_are_the_inventory_s_literal_ones_under_both_spellings():
+    names = connection_names(
+        play(
+            {
+                "n1": Host(ansible_connection="community.docker.docker"),
+                "n2": Host(ansible_connection="ansible.builtin.ssh"),
+                "n3": Host(ansible_connection="{{ lookup('env', 'CONN') }}"),
+                "n4": Host(),
+                "n5": BrokenHost(),
+            },
+            connection="ansible.builtin.paramiko_ssh",
+        )
+    )
+    assert {"ssh", "ansible.builtin.ssh", "local", "ansible.builtin.local", "community.docker.docker"} <= names
+    assert {"paramiko_ssh", "ansible.builtin.paramiko_ssh"} <= names
+    assert not any("{" in name for name in names)
+    assert "smart" not in names
+
+
+def test_connection_names_without_an_inventory_are_the_defaults():
+    assert connection_names(SimpleNamespace()) >= {"ssh", "ansible.builtin.ssh", "local"}
+
+
+# In a fresh interpreter (the test process may have loaded plugins already): before the play starts the
+# configuration of the ssh connection and the Jinja plugins are not loaded, after it they are, in this process,
+# which is what Ansible's forked workers inherit.
+_PROBE = r"""
+import json, sys
+from ansible import constants as C
+from ansible.plugins.loader import init_plugin_loader, filter_loader, test_loader
+init_plugin_loader([sys.argv[1]])
+from ansible_collections.gpucluster.horovod.plugins.callback.preload import CallbackModule
+from types import SimpleNamespace
+
+def state():
+    return {
+        "ssh": C.config.has_configuration_definition("connection", "ssh"),
+        # what Ansible keys ansible.builtin.ssh (the inventory's spelling) under: its Python module's name
+        "builtin_ssh": C.config.has_configuration_definition(
+            "connection", "ansible_collections.ansible.builtin.plugins.connection.ssh"
+        ),
+        "builtin_filters": bool(filter_loader._cached_non_collection_wrappers),
+        "builtin_tests": bool(test_loader._cached_non_collection_wrappers),
+        "collection_filters": any("/gpucluster/horovod/plugins/filter/" in p for p in filter_loader._module_cache),
+    }
+
+before = state()
+cb = CallbackModule()
+cb.v2_playbook_on_play_start(SimpleNamespace(connection=None))
+cb.v2_playbook_on_play_start(SimpleNamespace(connection=None))  # a second play loads nothing again
+print(json.dumps({"before": before, "after": state(), "loaded": sorted(cb.loaded)}))
+"""
+
+
+def test_the_play_start_loads_the_connection_and_jinja_plugins_in_this_process():
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(ROOT / ".cache" / "collections")],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    ).stdout
+    result = json.loads(out.strip().splitlines()[-1])
+    assert not any(result["before"].values()), result["before"]
+    assert all(result["after"].values()), result["after"]
+    assert "Connection:ssh" in result["loaded"] and "Connection:ansible.builtin.ssh" in result["loaded"]
+
+
+def test_a_plugin_that_cannot_be_loaded_is_left_to_the_task(monkeypatch):
+    calls = []
+
+    class Loader:
+        class_name = "Connection"
+
+        def get(self, name, class_only=False):
+            calls.append(name)
+            raise RuntimeError("broken plugin")
+
+    loader = Loader()
+    cb = CallbackModule()
+    monkeypatch.setattr(preload, "connection_loader", loader)
+    cb._load(loader, "community.docker.docker")  # no exception
+    cb._load(loader, "community.docker.docker")  # tried once
+    assert calls == ["community.docker.docker"]
