@@ -16,6 +16,7 @@ import json
 import re
 from pathlib import Path
 
+import yaml
 from ansible.errors import AnsibleActionFail, AnsibleError
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.parsing.convert_bool import boolean
@@ -84,6 +85,19 @@ def group_findings(findings):
     return lines
 
 
+def _plain_yaml(path: Path):
+    """A role file as plain data, with libyaml when it is there: the checks read every role's specs, defaults and
+    constants in each of the role's own check tasks on every host, and Ansible's loader (pure Python, every value
+    tagged with its origin, copied out of its cache) is several times slower. None where the file needs Ansible's
+    loader (its tags: !unsafe, !vault) or holds no mapping."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)  # a safe loader
+    except yaml.YAMLError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
 class ActionModule(ActionBase):
     """Controller-side; returns problems as data and fails (unless fail: false) when there are any."""
 
@@ -98,11 +112,11 @@ class ActionModule(ActionBase):
         if key not in memo:
             if not path.is_file():
                 memo[key] = {}
+            elif not template:
+                memo[key] = _plain_yaml(path) or self._loader.load_from_file(str(path), cache="all") or {}
             else:
-                # Not from the loader's cache when templates are asked for: a copy cached as data would come back
-                # untrusted.
-                cache = "none" if template else "all"
-                memo[key] = self._loader.load_from_file(str(path), cache=cache, trusted_as_template=template) or {}
+                # Not from the loader's cache: a copy cached as data would come back untrusted.
+                memo[key] = self._loader.load_from_file(str(path), cache="none", trusted_as_template=True) or {}
         return memo[key]
 
     def _role_files(self, role: str, facts=None):

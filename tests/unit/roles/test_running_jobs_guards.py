@@ -33,7 +33,8 @@ def _is_guard(task):
         (
             "horovod/tasks/install.yml",
             "horovod",
-            ["Ensure the framework and the runtime packages are in the venv", "Install the Horovod wheel of build key"],
+            # the includes of tasks/install_venv.yml and tasks/install_wheel.yml (test below)
+            ["Install what the venv lacks", "Install the Horovod wheel where the venv lacks"],
         ),
         # the container: the task that runs it (and may replace it)
         (
@@ -66,6 +67,18 @@ def test_the_guard_comes_before_the_change_with_the_roles_policy(path, role, cha
     assert task["vars"]["common_running_jobs_change"]
     # only when the change is about to happen: never unconditionally
     assert task.get("when")
+
+
+def test_the_venv_changes_are_in_the_files_the_guarded_includes_include():
+    install = _tasks("horovod/tasks/install.yml")
+    for include, name in (
+        ("install_venv.yml", "Ensure the framework and the runtime packages are in the venv"),
+        ("install_wheel.yml", "Install the Horovod wheel of build key"),
+    ):
+        _index(
+            install, lambda task, f=include: (task.get("ansible.builtin.include_tasks") or {}).get("file") == f, include
+        )
+        _index(_tasks(f"horovod/tasks/{include}"), lambda task, n=name: str(task.get("name", "")).startswith(n), name)
 
 
 def test_the_container_probe_uses_the_arguments_of_the_task_that_runs_it():
