@@ -51,7 +51,7 @@ options:
       lines:
         description:
           - Lines the file must hold (each compared whole, without its line end), for files a module edits line by
-            line (M(ansible.posix.authorized_key)) instead of writing them whole.
+            line (the C(ansible.posix.authorized_key) module) instead of writing them whole.
         type: list
         elements: str
 extends_documentation_fragment:
