@@ -47,15 +47,21 @@ def goals(comparison: List[Dict[str, Any]], over: Optional[Dict[str, Any]], larg
         _goal("Horovod / peer at >= 64 MiB", GOAL_RATIO_LARGE, large),
         _goal("Horovod / peer from 4 KiB to 256 KiB", GOAL_RATIO_SMALL, small),
     ]
-    ratio = (over or {}).get("overhead_ratio")
+    over = over or {}
+    # The median steps' ratio with its spread where both runs recorded step times, else the two runs' mean samples/s.
+    stepwise = over.get("step_ratio_median") is not None and over.get("overhead_ratio") is not None
+    ratio = over.get("step_ratio_median") if stepwise else over.get("overhead_ratio")
+    p10, p90 = (over.get("step_ratio_p10"), over.get("step_ratio_p90")) if stepwise else (None, None)
     out.append(
         {
             "name": "Horovod at one worker / plain framework",
             "target": GOAL_OVERHEAD,
             "value": ratio,
-            "p10": None,
-            "p90": None,
+            "p10": p10,
+            "p90": p90,
             "met": None if ratio is None else ratio >= GOAL_OVERHEAD,
+            "within_spread": p10 is not None and p90 is not None and p10 <= GOAL_OVERHEAD <= p90,
+            "basis": "median step" if stepwise else "samples/s",
         }
     )
     return out

@@ -291,7 +291,7 @@ def overhead(norm: List[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
     plain_sps = float(p_tr["samples_per_s_total"])
     hvd_sps = float(hvd1["training"]["samples_per_s_total"]) if hvd1 else None
     same = ("model", "batch_size", "image_size", "device")
-    return {
+    out = {
         "library": base["library"],
         "model": p_tr.get("model"),
         "device": p_tr.get("device"),
@@ -300,6 +300,42 @@ def overhead(norm: List[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
         "overhead_ratio": (hvd_sps / plain_sps) if (hvd_sps is not None and plain_sps > 0) else None,
         "comparable": bool(hvd1) and all(p_tr.get(k) == hvd1["training"].get(k) for k in same),
     }
+    out.update(step_ratio(p_tr.get("step_s"), hvd1["training"].get("step_s") if hvd1 else None))
+    return out
+
+
+def _nearest_rank(values: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100) of a non-empty list (the benchmark program's ``percentile``)."""
+    ordered = sorted(values)
+    return ordered[max(0, min(len(ordered) - 1, round(q / 100.0 * len(ordered) + 0.5) - 1))]
+
+
+def step_ratio(plain_steps: Optional[Sequence[float]], hvd_steps: Optional[Sequence[float]]) -> Dict[str, Any]:
+    """The one-worker overhead from the two runs' step times (PyTorch records them; issue 37), as Horovod's relative
+    throughput: the plain run's median step time over Horovod's (1.00 no overhead, < 1 Horovod slower).
+
+    The two runs are separate processes, one after the other, so their steps cannot be paired as the allreduce
+    sweep's iterations are: the spread (p10-p90) is that of every plain step over every Horovod step, which is how
+    far the machine's noise moves the ratio of two single steps. A goal inside it is not decided by this run.
+    Empty without step times in both runs (Keras' fit, results of earlier programs).
+    """
+    plain = [float(t) for t in plain_steps or [] if t and t > 0]
+    hvd = [float(t) for t in hvd_steps or [] if t and t > 0]
+    if not plain or not hvd:
+        return {}
+    pairs = [p / h for p in plain for h in hvd]
+    return {
+        "steps": [len(plain), len(hvd)],
+        "step_ratio_median": _median(plain) / _median(hvd),
+        "step_ratio_p10": _nearest_rank(pairs, 10),
+        "step_ratio_p90": _nearest_rank(pairs, 90),
+    }
+
+
+def _median(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2.0
 
 
 # ------------------------------------------------------------------------ nodes

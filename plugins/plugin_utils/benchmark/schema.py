@@ -149,6 +149,11 @@ RESULT_SCHEMA: Dict[str, Any] = {
                 "plain_samples_per_s": _NUM,
                 "horovod_1_samples_per_s": {"type": ["number", "null"], "minimum": 0},
                 "overhead_ratio": {"type": ["number", "null"], "minimum": 0},
+                # from the runs' step times (PyTorch): plain median step / Horovod's, and every pair's p10-p90
+                "steps": {"type": "array", "items": {"type": "integer", "minimum": 1}},
+                "step_ratio_median": _NUM,
+                "step_ratio_p10": _NUM,
+                "step_ratio_p90": _NUM,
             },
         },
         "nccl_tests": {
@@ -248,6 +253,8 @@ RESULT_SCHEMA: Dict[str, Any] = {
                             "p90": {"type": ["number", "null"], "minimum": 0},
                             "met": {"type": ["boolean", "null"]},
                             "within_spread": {"type": "boolean"},
+                            # the one-worker goal: "median step" (step times) or "samples/s" (the runs' means)
+                            "basis": {"enum": ["median step", "samples/s"]},
                         },
                     },
                 },

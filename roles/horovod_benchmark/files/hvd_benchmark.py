@@ -483,15 +483,21 @@ def run_training(torch, hvd, rank, device, args):
         step()
     if device.type == "cuda":
         torch.cuda.synchronize()
+    # Each step timed on its own too (the device synchronized at its end), so that the one-worker overhead can be
+    # given as the ratio of the median steps with the spread of the steps, not from one mean (issue 37).
+    step_s = []
     t0 = time.perf_counter()
     for _step in range(args.steps):
+        ts = time.perf_counter()
         loss = step()
-    if device.type == "cuda":
-        torch.cuda.synchronize()
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        step_s.append(time.perf_counter() - ts)
     elapsed = time.perf_counter() - t0
     sps = args.batch_size * args.steps / elapsed
     log(rank, f"training {model_name} on {device.type}: {sps:.2f} samples/s on rank 0")
     return {
+        "step_s": step_s,
         "model": model_name,
         "parameters": int(params),
         "batch_size": args.batch_size,
@@ -687,6 +693,8 @@ def training_summary(tr, all_tr, device_type, size):
         "image_size": tr["image_size"],
         "steps": tr["steps"],
         "per_rank_samples_per_s": [x["samples_per_s"] for x in all_tr],
+        # rank 0's step times (PyTorch; Keras' fit has none)
+        "step_s": tr.get("step_s"),
         "samples_per_s_total": sum(x["samples_per_s"] for x in all_tr),
         "samples_per_s_per_worker": sum(x["samples_per_s"] for x in all_tr) / size,
         "ranks_reported": len(all_tr),

@@ -446,6 +446,40 @@ def test_overhead_ratio_is_horovod_at_one_worker_over_plain():
     assert any(line.startswith("Horovod overhead at one worker: 0.80") for line in r.summary_table(doc))
 
 
+def test_one_worker_goal_from_the_median_steps_with_their_spread():
+    # one slow plain step (the machine's noise) drags its mean: 8 steps of 0.25 s and one of 0.75 s, against Horovod's
+    # 9 steps of 0.26 s; by samples/s Horovod looks faster, by the median steps it is 0.25 / 0.26 = 0.96
+    runs = synthetic_runs()
+    runs[0]["training"]["step_s"] = [0.26] * 9
+    plain = plain_doc(125.0)
+    plain["training"]["step_s"] = [0.25] * 8 + [0.75]
+    doc = b.combine([*runs, plain], run_id="r")
+    over = doc["overhead"]
+    assert over["steps"] == [9, 9]
+    assert over["step_ratio_median"] == pytest.approx(0.25 / 0.26)
+    # 81 pairs: 72 of 0.25/0.26 and 9 of 0.75/0.26; nearest rank 10 and 90
+    assert over["step_ratio_p10"] == pytest.approx(0.25 / 0.26)
+    assert over["step_ratio_p90"] == pytest.approx(0.75 / 0.26)
+    assert over["overhead_ratio"] == pytest.approx(0.8)  # the runs' means, as before
+    goal = {g["name"]: g for g in doc["summary"]["goals"]}["Horovod at one worker / plain framework"]
+    assert (goal["basis"], goal["met"], goal["within_spread"]) == ("median step", True, False)
+    assert goal["value"] == pytest.approx(0.25 / 0.26)
+    assert b.schema_errors(doc) == []
+    line = next(x for x in r.goal_lines(doc) if x.startswith("Horovod at one worker"))
+    assert line == "Horovod at one worker / plain framework >= 0.95: 0.96 (median steps, p10-p90 0.96-2.88), met"
+    row = "| **median step ratio** (plain / Horovod step time; p10-p90 of every pair of steps) | **0.96** (0.96-2.88) |"
+    assert row in r.render_markdown(doc)
+    # a goal inside the steps' spread is said to be within the noise
+    runs[0]["training"]["step_s"] = [0.2, 0.3, 0.28, 0.27, 0.26]
+    goal = {g["name"]: g for g in b.combine([*runs, plain], run_id="r")["summary"]["goals"]}[goal["name"]]
+    assert goal["value"] == pytest.approx(0.25 / 0.27) and goal["within_spread"] is True and goal["met"] is False
+    # without step times in one of the runs (Keras, an earlier program): the runs' samples/s, no spread
+    del runs[0]["training"]["step_s"]
+    goal = {g["name"]: g for g in b.combine([*runs, plain], run_id="r")["summary"]["goals"]}[goal["name"]]
+    assert (goal["basis"], goal["p10"], goal["within_spread"]) == ("samples/s", None, False)
+    assert goal["value"] == pytest.approx(0.8)
+
+
 def test_overhead_without_a_one_worker_run_or_with_another_model():
     doc = b.combine([*synthetic_runs()[1:], plain_doc(125.0)], run_id="r")
     assert doc["overhead"]["overhead_ratio"] is None
