@@ -15,6 +15,7 @@ table and PNG plots.
 from __future__ import annotations
 
 import json
+import statistics
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from .elastic import elastic_entry
@@ -326,16 +327,10 @@ def step_ratio(plain_steps: Optional[Sequence[float]], hvd_steps: Optional[Seque
     pairs = [p / h for p in plain for h in hvd]
     return {
         "steps": [len(plain), len(hvd)],
-        "step_ratio_median": _median(plain) / _median(hvd),
+        "step_ratio_median": statistics.median(plain) / statistics.median(hvd),
         "step_ratio_p10": _nearest_rank(pairs, 10),
         "step_ratio_p90": _nearest_rank(pairs, 90),
     }
-
-
-def _median(values: Sequence[float]) -> float:
-    ordered = sorted(values)
-    mid = len(ordered) // 2
-    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2.0
 
 
 # ------------------------------------------------------------------------ nodes
