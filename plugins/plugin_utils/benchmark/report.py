@@ -41,9 +41,10 @@ def goal_lines(doc: Dict[str, Any]) -> List[str]:
         if g["value"] is None:
             lines.append("%s >= %.2f: not measured in this run" % (g["name"], g["target"]))
             continue
-        spread = "" if g.get("p10") is None else " (p10-p90 %.2f-%.2f)" % (g["p10"], g["p90"])
-        if g.get("basis") == "median step":
-            spread = " (median steps%s)" % spread.replace(" (", ", ").rstrip(")")
+        notes = ["median steps"] if g.get("basis") == "median step" else []
+        if g.get("p10") is not None:
+            notes.append("p10-p90 %.2f-%.2f" % (g["p10"], g["p90"]))
+        spread = " (%s)" % ", ".join(notes) if notes else ""
         where = " at %s" % human_bytes(g["bytes"]) if g.get("bytes") else ""
         verdict = "met" if g["met"] else "NOT met"
         if g.get("within_spread"):
@@ -278,39 +279,34 @@ def _overhead_section(doc: Dict[str, Any]) -> List[str]:
     over = doc.get("overhead")
     if not over:
         return []
-    return (
-        [
-            "## Horovod overhead at one worker",
-            "",
-            "| run | samples/s |",
-            "|---|---:|",
-            "| plain %s, one process, no Horovod (%s on %s) | %.1f |"
-            % (over.get("library", "framework"), over.get("model"), over.get("device"), over["plain_samples_per_s"]),
-            "| Horovod, 1 worker | %s |" % _f(over.get("horovod_1_samples_per_s"), "%.1f"),
-            "| **overhead ratio** (Horovod / plain) | **%s** |" % _f(over.get("overhead_ratio")),
-        ]
-        + (
-            [
-                "| **median step ratio** (plain / Horovod step time; p10-p90 of every pair of steps) | **%s** (%s-%s) |"
-                % (_f(over["step_ratio_median"]), _f(over.get("step_ratio_p10")), _f(over.get("step_ratio_p90"))),
-            ]
-            if over.get("step_ratio_median") is not None
-            else []
+    stepwise = over.get("step_ratio_median") is not None
+    lines = [
+        "## Horovod overhead at one worker",
+        "",
+        "| run | samples/s |",
+        "|---|---:|",
+        "| plain %s, one process, no Horovod (%s on %s) | %.1f |"
+        % (over.get("library", "framework"), over.get("model"), over.get("device"), over["plain_samples_per_s"]),
+        "| Horovod, 1 worker | %s |" % _f(over.get("horovod_1_samples_per_s"), "%.1f"),
+        "| **overhead ratio** (Horovod / plain) | **%s** |" % _f(over.get("overhead_ratio")),
+    ]
+    if stepwise:
+        lines.append(
+            "| **median step ratio** (plain / Horovod step time; p10-p90 of every pair of steps) | **%s** (%s-%s) |"
+            % (_f(over["step_ratio_median"]), _f(over.get("step_ratio_p10")), _f(over.get("step_ratio_p90")))
         )
-        + [
-            "",
-            "The same training loop (model, batch, image size, steps, device) once through Horovod's "
-            "DistributedOptimizer at one worker and once with the framework alone; 1.00 means no overhead."
-            + (
-                " The two runs are separate processes one after the other: the goal is judged on their median steps, "
-                "and the spread says how far single steps move the ratio."
-                if over.get("step_ratio_median") is not None
-                else ""
-            )
-            + ("" if over.get("comparable", True) else " **The two runs did not train the same model/batch/device.**"),
-            "",
-        ]
+    text = (
+        "The same training loop (model, batch, image size, steps, device) once through Horovod's "
+        "DistributedOptimizer at one worker and once with the framework alone; 1.00 means no overhead."
     )
+    if stepwise:
+        text += (
+            " The two runs are separate processes one after the other: the goal is judged on their median steps, "
+            "and the spread says how far single steps move the ratio."
+        )
+    if not over.get("comparable", True):
+        text += " **The two runs did not train the same model/batch/device.**"
+    return [*lines, "", text, ""]
 
 
 def _nccl_tests_section(doc: Dict[str, Any]) -> List[str]:
