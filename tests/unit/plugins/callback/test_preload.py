@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -116,3 +117,65 @@ def test_a_plugin_that_cannot_be_loaded_is_left_to_the_task(monkeypatch):
     cb._load(loader, "community.docker.docker")  # no exception
     cb._load(loader, "community.docker.docker")  # tried once
     assert calls == ["community.docker.docker"]
+
+
+# In a fresh interpreter: the play start turns the collector off in the processes forked after it (Ansible's workers),
+# not in this one; a second play registers nothing again; worker_gc true leaves the workers' collector on.
+_FORK_PROBE = r"""
+import gc, json, os, sys
+from ansible.plugins.loader import callback_loader, init_plugin_loader
+init_plugin_loader([sys.argv[1]])
+from ansible_collections.gpucluster.horovod.plugins.callback import preload
+from types import SimpleNamespace
+
+def child_gc():
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.write(w, b"1" if gc.isenabled() else b"0")
+        os._exit(0)
+    os.close(w)
+    os.waitpid(pid, 0)
+    return os.read(r, 1) == b"1"
+
+# as Ansible makes an enabled callback: through the loader (its options' definitions), set_options() before the plays
+cb = callback_loader.get("gpucluster.horovod.preload")
+cb.set_options()
+before = child_gc()
+cb.v2_playbook_on_play_start(SimpleNamespace(connection=None))
+child = child_gc()
+again = preload.turn_worker_gc_off()
+print(json.dumps({"before": before, "child": child, "parent": gc.isenabled(), "registered_again": again}))
+"""
+
+
+def _fork_probe(env_value):
+    env = {k: v for k, v in os.environ.items() if k != "GPUCLUSTER_PRELOAD_WORKER_GC"}
+    if env_value is not None:
+        env["GPUCLUSTER_PRELOAD_WORKER_GC"] = env_value
+    out = subprocess.run(
+        [sys.executable, "-c", _FORK_PROBE, str(ROOT / ".cache" / "collections")],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_the_workers_forked_after_the_play_start_run_without_the_cyclic_collector():
+    result = _fork_probe(None)
+    assert result["before"] is True  # Ansible's own behaviour until the play starts
+    assert result["child"] is False
+    assert result["parent"] is True  # the main process keeps collecting
+    assert result["registered_again"] is False  # once per process
+
+
+def test_worker_gc_true_leaves_the_workers_collector_on():
+    result = _fork_probe("true")
+    assert result == {"before": True, "child": True, "parent": True, "registered_again": True}
+
+
+def test_worker_gc_false_is_the_default_spelled_out():
+    assert _fork_probe("false")["child"] is False
