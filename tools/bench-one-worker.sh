@@ -3,6 +3,9 @@
 # sandbox"): the benchmark program's training part on the first sandbox node as the training user, the plain framework
 # and Horovod at one worker (horovodrun -np 1) alternately, with Horovod's cycle time and torch's thread count varied,
 # each variant ROUNDS times. Prints per variant the median step time (s) and samples/s of every round.
+# At one worker Horovod's DistributedOptimizer reduces nothing (0.28.1 registers its hooks only when size() > 1): what
+# Horovod adds is its background thread's cycle. --poll-us is the allreduce sweep's (the sweep is off here), so the
+# "poll 0" variant is the default run once more: the spread between the two is the noise between processes.
 #
 #   tools/bench-one-worker.sh [ROUNDS]      default 2; after `make run` or `make bench` (the sandbox converged)
 #
@@ -25,7 +28,7 @@ docker exec "$node" test -x /opt/gpucluster/venv/bin/horovodrun || {
 variants=(
     "plain, torch threads default (2)||python $prog --mode plain $train"
     "Horovod np 1, cycle 1 ms (the role's default), poll 500 us|HOROVOD_CYCLE_TIME=1|$hvd1 --poll-us 500 $train"
-    "Horovod np 1, cycle 1 ms, synchronize spinning (poll 0)|HOROVOD_CYCLE_TIME=1|$hvd1 --poll-us 0 $train"
+    "Horovod np 1, cycle 1 ms, poll 0 (= the default: training does not poll)|HOROVOD_CYCLE_TIME=1|$hvd1 --poll-us 0 $train"
     "Horovod np 1, cycle 10 ms, poll 500 us|HOROVOD_CYCLE_TIME=10|$hvd1 --poll-us 500 $train"
     "plain, one torch thread|OMP_NUM_THREADS=1|python $prog --mode plain $train"
     "Horovod np 1, cycle 1 ms, one torch thread|OMP_NUM_THREADS=1 HOROVOD_CYCLE_TIME=1|$hvd1 --poll-us 500 $train"

@@ -113,8 +113,9 @@ def markdown(meta: dict, result: dict) -> str:
             "",
             f"Horovod at one worker: {over['horovod_1_samples_per_s']:.1f} samples/s against the plain framework's "
             f"{over['plain_samples_per_s']:.1f} in one process: {over['overhead_ratio']:.2f}"
+            + (f" (the means of {over['runs'][1]} and {over['runs'][0]} runs, alternating)" if over.get("runs") else "")
             + (
-                f"; by the median of each run's {over['steps'][1]} and {over['steps'][0]} timed steps "
+                f"; by the median of their {over['steps'][1]} and {over['steps'][0]} timed steps "
                 f"{over['step_ratio_median']:.2f} (p10-p90 of every pair of steps "
                 f"{over['step_ratio_p10']:.2f}-{over['step_ratio_p90']:.2f}), what the goal is judged on."
                 if over.get("step_ratio_median") is not None

@@ -25,7 +25,7 @@ from .link import link_limit
 from .link import links as links_of
 from .nccl_tests import NcclTestsError, nccl_version_text
 from .nccl_tests import parse_nccl_tests as _parse_nccl_tests
-from .schema import PAIRED_MODE, PEER_MODES, PLAIN_MODE, RESULT_SCHEMA, SCHEMA_VERSION, schema_errors
+from .schema import PAIRED_MODE, PEER_MODES, PLAIN_MODE, RESULT_SCHEMA, SCHEMA_VERSION, is_overhead_run, schema_errors
 
 LARGE_MESSAGE_BYTES = 64 * 1024 * 1024
 
@@ -252,7 +252,7 @@ def _short(hostname: Any) -> str:
 def _scaling(norm: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
     train, spans = {}, {}
     for r in norm:
-        if r["mode"] == "horovod" and r.get("training"):
+        if r["mode"] == "horovod" and r.get("training") and not is_overhead_run(r):
             train[r["workers"]] = r["training"]
             spans[r["workers"]] = len({_short(k.get("hostname")) for k in r["ranks"] if k.get("hostname")}) or None
     base = train.get(1)
@@ -280,28 +280,39 @@ def _scaling(norm: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
 def overhead(norm: List[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
     """Horovod's cost at one worker: its samples/s over the plain framework's in one process (no Horovod).
 
-    None without a plain-framework run; the ratio is None without a one-worker Horovod training run.
-    ``comparable`` says whether both trained the same model, batch, image size and device.
+    The role's rounds (horovod_benchmark_plain_rounds) run the plain framework and Horovod at one worker alternately,
+    each a process of its own: every plain run against every one of those Horovod runs (``runs``: how many of each).
+    Results without rounds (one plain run, of before them) compare with the one-worker scaling run. samples/s: the
+    mean over the runs. None without a plain-framework run; the ratio is None without a one-worker Horovod training
+    run. ``comparable`` says whether all of them trained the same model, batch, image size and device.
     """
     plain = [r for r in norm if r["mode"] == PLAIN_MODE and r.get("training")]
     if not plain:
         return None
-    base = plain[-1]
-    hvd1 = next((r for r in norm if r["mode"] == "horovod" and r["workers"] == 1 and r.get("training")), None)
-    p_tr = base["training"]
-    plain_sps = float(p_tr["samples_per_s_total"])
-    hvd_sps = float(hvd1["training"]["samples_per_s_total"]) if hvd1 else None
+    hvd1 = [r for r in norm if r["mode"] == "horovod" and r["workers"] == 1 and r.get("training")]
+    rounds = [r for r in hvd1 if is_overhead_run(r)]
+    hvd = rounds or hvd1[:1]
+    p_tr = plain[-1]["training"]
+    plain_sps = statistics.fmean(float(r["training"]["samples_per_s_total"]) for r in plain)
+    hvd_sps = statistics.fmean(float(r["training"]["samples_per_s_total"]) for r in hvd) if hvd else None
     same = ("model", "batch_size", "image_size", "device")
     out = {
-        "library": base["library"],
+        "library": plain[-1]["library"],
         "model": p_tr.get("model"),
         "device": p_tr.get("device"),
         "plain_samples_per_s": plain_sps,
         "horovod_1_samples_per_s": hvd_sps,
         "overhead_ratio": (hvd_sps / plain_sps) if (hvd_sps is not None and plain_sps > 0) else None,
-        "comparable": bool(hvd1) and all(p_tr.get(k) == hvd1["training"].get(k) for k in same),
+        "comparable": bool(hvd) and all(r["training"].get(k) == p_tr.get(k) for r in plain + hvd for k in same),
+        "runs": [len(plain), len(hvd)],
     }
-    out.update(step_ratio(p_tr.get("step_s"), hvd1["training"].get("step_s") if hvd1 else None))
+    if all(r["training"].get("step_s") for r in plain + hvd):
+        out.update(
+            step_ratio(
+                [t for r in plain for t in r["training"]["step_s"]],
+                [t for r in hvd for t in r["training"]["step_s"]],
+            )
+        )
     return out
 
 
@@ -315,9 +326,10 @@ def step_ratio(plain_steps: Optional[Sequence[float]], hvd_steps: Optional[Seque
     """The one-worker overhead from the two runs' step times (PyTorch records them; issue 37), as Horovod's relative
     throughput: the plain run's median step time over Horovod's (1.00 no overhead, < 1 Horovod slower).
 
-    The two runs are separate processes, one after the other, so their steps cannot be paired as the allreduce
-    sweep's iterations are: the spread (p10-p90) is that of every plain step over every Horovod step, which is how
-    far the machine's noise moves the ratio of two single steps. A goal inside it is not decided by this run.
+    The runs are separate processes, one after the other, so their steps cannot be paired as the allreduce sweep's
+    iterations are: the spread (p10-p90) is that of every plain step over every Horovod step, the steps of every
+    round's processes together, which is how far the machine's noise (and a process's own luck: its memory, its
+    threads' placement) moves the ratio of two single steps. A goal inside it is not decided by this run.
     Empty without step times in both runs (Keras' fit, results of earlier programs).
     """
     plain = [float(t) for t in plain_steps or [] if t and t > 0]

@@ -17,6 +17,16 @@ SCHEMA_VERSION = 1
 # the plain-framework training baseline (one process, no Horovod).
 PEER_MODES = ("torch", "tensorflow")
 PLAIN_MODE = "plain"
+# the tag of the one-worker comparison's Horovod runs (training only, one per round: overhead-hvd-r1 ...); the role's
+# roles/horovod_benchmark/tasks/run_overhead.yml names them so
+OVERHEAD_TAG_PREFIX = "overhead-hvd-"
+
+
+def is_overhead_run(run: Dict[str, Any]) -> bool:
+    """A Horovod run of the one-worker comparison's rounds (training only), not a scaling run."""
+    return str(run.get("tag", "")).startswith(OVERHEAD_TAG_PREFIX)
+
+
 # Horovod and the peer (torch.distributed) in one job, their iterations interleaved: the paired comparison.
 PAIRED_MODE = "both"
 
@@ -149,6 +159,8 @@ RESULT_SCHEMA: Dict[str, Any] = {
                 "plain_samples_per_s": _NUM,
                 "horovod_1_samples_per_s": {"type": ["number", "null"], "minimum": 0},
                 "overhead_ratio": {"type": ["number", "null"], "minimum": 0},
+                # how many plain and Horovod runs the figures are from (the role's rounds)
+                "runs": {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 2, "maxItems": 2},
                 # from the runs' step times (PyTorch): plain median step / Horovod's, and every pair's p10-p90
                 "steps": {"type": "array", "items": {"type": "integer", "minimum": 1}},
                 "step_ratio_median": _NUM,

@@ -166,6 +166,7 @@ CHECKS = [
         "horovod_benchmark_iperf_seconds",
         "horovod_benchmark_elastic_min_workers",
         "horovod_benchmark_elastic_commit_steps",
+        "horovod_benchmark_plain_rounds",
         what="a count",
     ),
     at_least(0, "horovod_benchmark_warmup", "horovod_benchmark_warmup_steps", what="a count >= 0"),

@@ -480,6 +480,41 @@ def test_one_worker_goal_from_the_median_steps_with_their_spread():
     assert goal["value"] == pytest.approx(0.8)
 
 
+def test_one_worker_rounds_pool_every_plain_and_every_round_s_horovod_process():
+    # horovod_benchmark_plain_rounds 2: plain-r1, overhead-hvd-r1, overhead-hvd-r2, plain-r2 (ABBA), each a process; the
+    # scaling run at one worker (100 samples/s, steps of 0.5 s: after its sweep) is a scaling point only
+    runs = synthetic_runs()
+    runs[0]["training"]["step_s"] = [0.5] * 4
+    rounds = []
+    for n, (plain_sps, plain_step, hvd_sps, hvd_step) in enumerate(
+        [(120.0, 0.26, 110.0, 0.27), (100.0, 0.30, 90.0, 0.32)]
+    ):
+        plain = plain_doc(plain_sps)
+        plain["tag"] = f"plain-r{n + 1}"
+        plain["training"]["step_s"] = [plain_step] * 4
+        hvd = run_doc("horovod", 1, [], training=hvd_sps, tag=f"overhead-hvd-r{n + 1}")
+        hvd["training"]["step_s"] = [hvd_step] * 4
+        rounds += [plain, hvd] if n == 0 else [hvd, plain]
+    doc = b.combine([*runs, *rounds], run_id="r")
+    over = doc["overhead"]
+    assert over["runs"] == [2, 2] and over["steps"] == [8, 8]
+    assert over["plain_samples_per_s"] == pytest.approx(110.0)  # the runs' mean
+    assert over["horovod_1_samples_per_s"] == pytest.approx(100.0)
+    assert over["overhead_ratio"] == pytest.approx(100.0 / 110.0)
+    # medians of the pooled steps: plain 0.26 x4, 0.30 x4 -> 0.28; Horovod 0.27 x4, 0.32 x4 -> 0.295
+    assert over["step_ratio_median"] == pytest.approx(0.28 / 0.295)
+    # 64 pairs; nearest rank 10: 0.26 / 0.32, 90: 0.30 / 0.27
+    assert over["step_ratio_p10"] == pytest.approx(0.26 / 0.32)
+    assert over["step_ratio_p90"] == pytest.approx(0.30 / 0.27)
+    # the rounds' Horovod runs are not scaling points: one worker stays the scaling run's 100 samples/s
+    assert [(s["workers"], s["samples_per_s_total"]) for s in doc["scaling"]] == [(1, 100.0), (2, 180.0), (3, 240.0)]
+    assert b.schema_errors(doc) == []
+    assert "at one worker and with the framework alone (2 and 2 runs, each a process" in r.render_markdown(doc)
+    # a round's run of another model makes the comparison not comparable
+    rounds[3]["training"]["model"] = "resnet50"
+    assert b.combine([*runs, *rounds], run_id="r")["overhead"]["comparable"] is False
+
+
 def test_overhead_without_a_one_worker_run_or_with_another_model():
     doc = b.combine([*synthetic_runs()[1:], plain_doc(125.0)], run_id="r")
     assert doc["overhead"]["overhead_ratio"] is None
