@@ -295,36 +295,34 @@ def _overhead_section(doc: Dict[str, Any]) -> List[str]:
             "| **median step ratio** (plain / Horovod step time; p10-p90 of every pair of steps) | **%s** (%s-%s) |"
             % (_f(over["step_ratio_median"]), _f(over.get("step_ratio_p10")), _f(over.get("step_ratio_p90")))
         )
-    if not over.get("runs"):  # a result of before the rounds: one run each, its report as it was written
-        return [*lines, "", _overhead_text_one_run(over, stepwise), ""]
-    text = (
-        "The same training loop (model, batch, image size, steps, device) through Horovod's DistributedOptimizer "
-        "at one worker and with the framework alone (%d and %d runs, each a process; samples/s: their mean); 1.00 "
-        "means no overhead." % (over["runs"][1], over["runs"][0])
-    )
-    if stepwise:
-        text += (
-            " The runs are separate processes one after the other (the rounds alternate which goes first): the goal "
-            "is judged on the median of all their steps, and the spread says how far single steps move the ratio."
-        )
-    if not over.get("comparable", True):
-        text += " **The runs did not all train the same model/batch/device.**"
-    return [*lines, "", text, ""]
+    return [*lines, "", _overhead_text(over, stepwise), ""]
 
 
-def _overhead_text_one_run(over: Dict[str, Any], stepwise: bool) -> str:
-    text = (
-        "The same training loop (model, batch, image size, steps, device) once through Horovod's "
-        "DistributedOptimizer at one worker and once with the framework alone; 1.00 means no overhead."
-    )
-    if stepwise:
-        text += (
-            " The two runs are separate processes one after the other: the goal is judged on their median steps, "
-            "and the spread says how far single steps move the ratio."
-        )
-    if not over.get("comparable", True):
-        text += " **The two runs did not train the same model/batch/device.**"
-    return text
+# (one run each, of before the rounds: the text its report was written with; the rounds' runs: the other)
+_OVERHEAD_TEXT = {
+    False: (
+        "The same training loop (model, batch, image size, steps, device) once through Horovod's DistributedOptimizer "
+        "at one worker and once with the framework alone; 1.00 means no overhead.",
+        " The two runs are separate processes one after the other: the goal is judged on their median steps, and the "
+        "spread says how far single steps move the ratio.",
+        " **The two runs did not train the same model/batch/device.**",
+    ),
+    True: (
+        "The same training loop (model, batch, image size, steps, device) through Horovod's DistributedOptimizer at "
+        "one worker and with the framework alone (%d and %d runs, each a process; samples/s: their mean); 1.00 means "
+        "no overhead.",
+        " The runs are separate processes one after the other (the rounds alternate which goes first): the goal is "
+        "judged on the median of all their steps, and the spread says how far single steps move the ratio.",
+        " **The runs did not all train the same model/batch/device.**",
+    ),
+}
+
+
+def _overhead_text(over: Dict[str, Any], stepwise: bool) -> str:
+    rounds = bool(over.get("runs"))
+    intro, steps, differ = _OVERHEAD_TEXT[rounds]
+    text = intro % (over["runs"][1], over["runs"][0]) if rounds else intro
+    return text + (steps if stepwise else "") + ("" if over.get("comparable", True) else differ)
 
 
 def _nccl_tests_section(doc: Dict[str, Any]) -> List[str]:
