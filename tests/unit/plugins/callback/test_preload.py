@@ -87,15 +87,21 @@ print(json.dumps({"before": before, "after": state(), "loaded": sorted(cb.loaded
 """
 
 
-def test_the_play_start_loads_the_connection_and_jinja_plugins_in_this_process():
+def _run_probe(script, env=None):
+    """Run a probe in a fresh interpreter with the checkout's collections; its last line of output, as JSON."""
     out = subprocess.run(
-        [sys.executable, "-c", _PROBE, str(ROOT / ".cache" / "collections")],
+        [sys.executable, "-c", script, str(ROOT / ".cache" / "collections")],
+        env=env,
         capture_output=True,
         text=True,
         check=True,
         cwd=ROOT,
     ).stdout
-    result = json.loads(out.strip().splitlines()[-1])
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_the_play_start_loads_the_connection_and_jinja_plugins_in_this_process():
+    result = _run_probe(_PROBE)
     assert not any(result["before"].values()), result["before"]
     assert all(result["after"].values()), result["after"]
     assert "Connection:ssh" in result["loaded"] and "Connection:ansible.builtin.ssh" in result["loaded"]
@@ -153,15 +159,7 @@ def _fork_probe(env_value):
     env = {k: v for k, v in os.environ.items() if k != "GPUCLUSTER_PRELOAD_WORKER_GC"}
     if env_value is not None:
         env["GPUCLUSTER_PRELOAD_WORKER_GC"] = env_value
-    out = subprocess.run(
-        [sys.executable, "-c", _FORK_PROBE, str(ROOT / ".cache" / "collections")],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-    ).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    return _run_probe(_FORK_PROBE, env)
 
 
 def test_the_workers_forked_after_the_play_start_run_without_the_cyclic_collector():
