@@ -278,14 +278,10 @@ def _scaling(norm: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
 
 
 def overhead(norm: List[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
-    """Horovod's cost at one worker: its samples/s over the plain framework's in one process (no Horovod).
-
-    The role's rounds (horovod_benchmark_plain_rounds) run the plain framework and Horovod at one worker alternately,
-    each a process of its own: every plain run against every one of those Horovod runs (``runs``: how many of each).
-    Results without rounds (one plain run, of before them) compare with the one-worker scaling run. samples/s: the
-    mean over the runs. None without a plain-framework run; the ratio is None without a one-worker Horovod training
-    run. ``comparable`` says whether all of them trained the same model, batch, image size and device.
-    """
+    """Horovod's cost at one worker: its samples/s (the runs' mean) over the plain framework's (no Horovod); every
+    plain run against every Horovod run of the role's rounds (``runs``: how many of each), or, in results of before
+    them, the one-worker scaling run. None without a plain run; the ratio None without a one-worker Horovod run.
+    ``comparable``: all of them trained the same model, batch, image size and device."""
     plain = [r for r in norm if r["mode"] == PLAIN_MODE and r.get("training")]
     if not plain:
         return None
@@ -306,13 +302,9 @@ def overhead(norm: List[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
         "comparable": bool(hvd) and all(r["training"].get(k) == p_tr.get(k) for r in plain + hvd for k in same),
         "runs": [len(plain), len(hvd)],
     }
+    steps = [[t for r in side for t in r["training"].get("step_s") or []] for side in (plain, hvd)]
     if all(r["training"].get("step_s") for r in plain + hvd):
-        out.update(
-            step_ratio(
-                [t for r in plain for t in r["training"]["step_s"]],
-                [t for r in hvd for t in r["training"]["step_s"]],
-            )
-        )
+        out.update(step_ratio(*steps))
     return out
 
 
