@@ -98,6 +98,20 @@ def _unused(values, ctx, names, why, fix):
             yield Finding(name, values[name], f"not used on {ctx.host}: {why}", f"{fix}, or drop {name}", WARNING)
 
 
+@check(
+    "horovod_benchmark_plain_rounds",
+    "horovod_benchmark_plain_baseline",
+    "horovod_benchmark_training",
+    description="warns when horovod_benchmark_plain_rounds is set while no one-worker comparison runs",
+    level=WARNING,
+)
+def _plain_rounds_unused(values, ctx):
+    off = [n for n in ("horovod_benchmark_plain_baseline", "horovod_benchmark_training") if values[n] is not True]
+    if off:
+        why = f"{' and '.join(off)} false, so no one-worker comparison runs"
+        yield from _unused(values, ctx, ("horovod_benchmark_plain_rounds",), why, f"{': true, '.join(off)}: true")
+
+
 _SLURM_SETTINGS = ("horovod_benchmark_slurm_partition", "horovod_benchmark_slurm_args")
 
 
@@ -143,6 +157,7 @@ CHECKS = [
     _warmup_steps,
     _elastic_framework,
     _elastic_settings_unused,
+    _plain_rounds_unused,
     _slurm_settings_unused,
     _nccl_tests,
     training_user("horovod_benchmark_user"),

@@ -1025,6 +1025,18 @@ def test_elastic_settings_without_the_elastic_run_are_named():
     assert _validate("horovod_benchmark", {"horovod_benchmark_elastic": False}) == []
 
 
+def test_plain_rounds_without_the_one_worker_comparison_are_named():
+    off = {"horovod_benchmark_plain_baseline": False, "horovod_benchmark_plain_rounds": 5}
+    findings = _validate("horovod_benchmark", off)
+    assert [(f.variable, f.level) for f in findings] == [("horovod_benchmark_plain_rounds", ic.WARNING)]
+    assert "horovod_benchmark_plain_baseline false, so no one-worker comparison runs" in findings[0].text()
+    no_training = {"horovod_benchmark_training": False, "horovod_benchmark_plain_rounds": 5}
+    assert "horovod_benchmark_training false" in _validate("horovod_benchmark", no_training)[0].text()
+    # with the comparison, or the rounds left at their default: nothing to say
+    assert _validate("horovod_benchmark", {**off, "horovod_benchmark_plain_baseline": True}) == []
+    assert _validate("horovod_benchmark", {"horovod_benchmark_plain_baseline": False}) == []
+
+
 def test_a_memlock_limit_for_containers_without_the_fabric_is_named():
     never = {"horovod_container_rdma": "never", "horovod_container_rdma_memlock": 8388608}
     findings = _validate("horovod_container", never)
