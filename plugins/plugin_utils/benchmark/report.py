@@ -15,6 +15,10 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark.elastic import elastic_line, elastic_section
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark.launch import launch_line, slurm_jobs_section
+from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark.overhead import (
+    overhead_line,
+    overhead_section,
+)
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark.plots import render_plots
 from ansible_collections.gpucluster.horovod.plugins.plugin_utils.benchmark.result import human_bytes
 
@@ -162,25 +166,6 @@ _ONE_WORKER_NOTE = (
 )
 
 
-def overhead_line(doc: Dict[str, Any]) -> Optional[str]:
-    """The line "Horovod overhead at one worker: ...", or None without a plain-framework run."""
-    over = doc.get("overhead")
-    if not over:
-        return None
-    if over.get("overhead_ratio") is None:
-        return "Horovod overhead at one worker: - (plain %s %.1f samples/s; no one-worker Horovod run)" % (
-            over.get("library", "framework"),
-            over["plain_samples_per_s"],
-        )
-    return "Horovod overhead at one worker: %.2f (Horovod %.1f / plain %s %.1f samples/s%s)" % (
-        over["overhead_ratio"],
-        over["horovod_1_samples_per_s"],
-        over.get("library", "framework"),
-        over["plain_samples_per_s"],
-        "" if over.get("comparable", True) else "; NOT the same model/batch/device",
-    )
-
-
 def summary_table(doc: Dict[str, Any]) -> List[str]:
     """Short fixed-width table the play prints at the end."""
     s = doc["summary"]
@@ -273,56 +258,6 @@ def _framework(doc: Dict[str, Any]) -> str:
         if label not in seen:
             seen.append(label)
     return ", ".join(seen) or "PyTorch"
-
-
-def _overhead_section(doc: Dict[str, Any]) -> List[str]:
-    over = doc.get("overhead")
-    if not over:
-        return []
-    stepwise = over.get("step_ratio_median") is not None
-    lines = [
-        "## Horovod overhead at one worker",
-        "",
-        "| run | samples/s |",
-        "|---|---:|",
-        "| plain %s, one process, no Horovod (%s on %s) | %.1f |"
-        % (over.get("library", "framework"), over.get("model"), over.get("device"), over["plain_samples_per_s"]),
-        "| Horovod, 1 worker | %s |" % _f(over.get("horovod_1_samples_per_s"), "%.1f"),
-        "| **overhead ratio** (Horovod / plain) | **%s** |" % _f(over.get("overhead_ratio")),
-    ]
-    if stepwise:
-        lines.append(
-            "| **median step ratio** (plain / Horovod step time; p10-p90 of every pair of steps) | **%s** (%s-%s) |"
-            % (_f(over["step_ratio_median"]), _f(over.get("step_ratio_p10")), _f(over.get("step_ratio_p90")))
-        )
-    return [*lines, "", _overhead_text(over, stepwise), ""]
-
-
-# (one run each, of before the rounds: the text its report was written with; the rounds' runs: the other)
-_OVERHEAD_TEXT = {
-    False: (
-        "The same training loop (model, batch, image size, steps, device) once through Horovod's DistributedOptimizer "
-        "at one worker and once with the framework alone; 1.00 means no overhead.",
-        " The two runs are separate processes one after the other: the goal is judged on their median steps, and the "
-        "spread says how far single steps move the ratio.",
-        " **The two runs did not train the same model/batch/device.**",
-    ),
-    True: (
-        "The same training loop (model, batch, image size, steps, device) through Horovod's DistributedOptimizer at "
-        "one worker and with the framework alone (%d and %d runs, each a process; samples/s: their mean); 1.00 means "
-        "no overhead.",
-        " The runs are separate processes one after the other (the rounds alternate which goes first): the goal is "
-        "judged on the median of all their steps, and the spread says how far single steps move the ratio.",
-        " **The runs did not all train the same model/batch/device.**",
-    ),
-}
-
-
-def _overhead_text(over: Dict[str, Any], stepwise: bool) -> str:
-    rounds = bool(over.get("runs"))
-    intro, steps, differ = _OVERHEAD_TEXT[rounds]
-    text = intro % (over["runs"][1], over["runs"][0]) if rounds else intro
-    return text + (steps if stepwise else "") + ("" if over.get("comparable", True) else differ)
 
 
 def _nccl_tests_section(doc: Dict[str, Any]) -> List[str]:
@@ -566,7 +501,7 @@ def render_markdown(doc: Dict[str, Any], plots: Sequence[str] = ()) -> str:
                 )
             )
         out += ["", "Efficiency = throughput(N) / (N x throughput(1)).", ""]
-    out += _overhead_section(doc)
+    out += overhead_section(doc)
     out += elastic_section(doc)
     out += _nccl_tests_section(doc)
     if doc["link"]:
